@@ -28,10 +28,12 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod corpus;
 pub mod crows_pairs;
 mod dataset;
 pub mod difflib;
 mod error;
+pub mod occupations;
 pub mod pairs;
 mod pylit;
 mod stats;

@@ -58,6 +58,7 @@ mod logprob;
 mod model;
 mod run;
 mod scorer;
+pub mod template;
 mod tokenizer;
 
 pub use config::{Activation, ModelConfig, ModelType};

@@ -27,6 +27,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod controlled;
 mod correlate;
 mod error;
 pub mod figures;

@@ -1,0 +1,1 @@
+//! Occupation words for templates (kaneko2023 §3.4, Kurita et al. 2019) (work in progress).

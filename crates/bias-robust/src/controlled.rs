@@ -1,0 +1,1 @@
+//! The bias-controlled meta-evaluation of kaneko2023 (work in progress).
