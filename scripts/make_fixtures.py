@@ -8,6 +8,8 @@ Each generator is deterministic (fixed seeds) and records the library versions i
 - scripts/fixtures/unigram_scores.py -> fixtures/scores/   (the demo score table; needs data/)
 - scripts/fixtures/plm_models.py   -> fixtures/models/, fixtures/plm/ (torch, transformers,
   tokenizers; tiny random masked LMs and their reference PLL scores; needs data/)
+- scripts/fixtures/template_scores.py -> fixtures/plm/template_scores.json (torch, transformers;
+  TBS and the he/she probe on the tiny checkpoints)
 - scripts/fixtures/liu2024_reference.py -> fixtures/liu2024/ (numpy, scipy; reads the demo score
   table, so it runs last)
 
@@ -25,6 +27,8 @@ GENERATORS = [
     "stats_cases.py",
     "unigram_scores.py",
     "plm_models.py",
+    # Reads the checkpoints under fixtures/models/ written by plm_models.py.
+    "template_scores.py",
     "embed_direct_bias.py",
     "embed_same_weat.py",
     # Reads data/ and fixtures/scores/crows_pairs_unigram.csv (written by unigram_scores.py).

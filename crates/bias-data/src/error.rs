@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::corpus::Gender;
+
 /// Errors raised while reading data sets and word lists.
 ///
 /// Every variant names the file and, where it applies, the 1-based line (or JSON item) concerned.
@@ -28,6 +30,57 @@ pub enum DataError {
         /// The file concerned.
         path: PathBuf,
         /// Which extensions are accepted.
+        message: String,
+    },
+    /// A pair of gender word lists is unusable: a list is empty, an entry is not a single word,
+    /// or a word is in both lists (kaneko2023 §2 needs two disjoint lists).
+    #[error("{source_name}: {message}")]
+    InvalidWords {
+        /// The list concerned: a file, or `male word list` / `female word list`.
+        source_name: String,
+        /// What is wrong (naming the word) and what to do.
+        message: String,
+    },
+    /// A corpus file could not be opened or read.
+    #[error("{path}: {source} ({hint})")]
+    CorpusUnreadable {
+        /// The file concerned.
+        path: PathBuf,
+        /// The underlying I/O error.
+        #[source]
+        source: std::io::Error,
+        /// What to do (run `scripts/setup.sh` for the bundled data, or check the path).
+        hint: String,
+    },
+    /// Corpus mining found no sentence for one gender, so the sides cannot be balanced
+    /// (kaneko2023 §2).
+    #[error("{source_name}: no {side} sentences among {lines} lines; use other word lists or a larger corpus")]
+    EmptySide {
+        /// The corpus concerned.
+        source_name: String,
+        /// The side without sentences.
+        side: Gender,
+        /// How many lines (records) were read.
+        lines: usize,
+    },
+    /// A bias-controlled training set needs more sentences of one side than were mined.
+    #[error("rate {rate}: needs {needed} {side} sentences but only {available} were mined; lower --sentences or give a larger corpus")]
+    NotEnoughSentences {
+        /// The rate of bias of the set.
+        rate: f64,
+        /// The side that is short.
+        side: Gender,
+        /// Sentences the set needs from that side.
+        needed: usize,
+        /// Sentences mined for that side.
+        available: usize,
+    },
+    /// A rate of bias, or a specification of rates, is invalid.
+    #[error("invalid rates {spec:?}: {message}")]
+    InvalidRates {
+        /// The specification (or the single rate) as given.
+        spec: String,
+        /// What is wrong and what is expected.
         message: String,
     },
 }
