@@ -52,6 +52,60 @@ pub enum RobustError {
         #[source]
         source: Box<bias_metrics::MetricsError>,
     },
+    /// The bias-controlled study of kaneko2023 §2 got fewer than 3 rates of bias: a rank
+    /// correlation with the rate needs at least 3 models.
+    #[error(
+        "the controlled study needs at least 3 rates of bias, got {got}: evaluate more \
+         bias-controlled models (kaneko2023 §3.1 trains 11, r = 0, 0.1, …, 1)"
+    )]
+    TooFewRates {
+        /// How many rates were given.
+        got: usize,
+    },
+    /// Two evaluations of the controlled study share a rate of bias.
+    #[error(
+        "rate of bias {rate} is given twice (models {first:?} and {second:?}): give each \
+         bias-controlled model its own rate, or average repeated runs before the study"
+    )]
+    DuplicateRate {
+        /// The repeated rate.
+        rate: f64,
+        /// The model of the first evaluation with that rate.
+        first: String,
+        /// The model of the second.
+        second: String,
+    },
+    /// The pair tables of two rates of the controlled study do not hold the same pair ids for a
+    /// scorer, so their measures would be computed on different pairs.
+    #[error(
+        "scorer {scorer:?}: the pairs at r = {rate} differ from those at r = {reference_rate} \
+         ({detail}): score and orient the same pairs with every scorer for every rate"
+    )]
+    PairIdMismatch {
+        /// The scorer.
+        scorer: String,
+        /// The rate whose table differs.
+        rate: f64,
+        /// The rate it is compared with (the smallest).
+        reference_rate: f64,
+        /// What differs (a missing, extra or repeated pair id, with counts).
+        detail: String,
+    },
+    /// The template-score vectors of two rates of the controlled study differ in length.
+    #[error(
+        "{len} template scores at r = {rate} but {expected} at r = {reference_rate}: score the \
+         same templates, in the same order, for every rate (or leave every vector empty)"
+    )]
+    TemplateLengthMismatch {
+        /// The rate whose vector differs.
+        rate: f64,
+        /// Its length.
+        len: usize,
+        /// The length at the reference rate.
+        expected: usize,
+        /// The reference rate (the smallest).
+        reference_rate: f64,
+    },
     /// A figure or report could not be drawn or written (missing font, unwritable path, empty
     /// input, ...).
     #[error("figure: {0}")]
