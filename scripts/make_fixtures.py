@@ -10,6 +10,9 @@ Each generator is deterministic (fixed seeds) and records the library versions i
   tokenizers; tiny random masked LMs and their reference PLL scores; needs data/)
 - scripts/fixtures/template_scores.py -> fixtures/plm/template_scores.json (torch, transformers;
   TBS and the he/she probe on the tiny checkpoints)
+- scripts/fixtures/finetuned_models.py -> fixtures/models/bert-{encoder,finetuned,newhead},
+  fixtures/plm/finetuned.json (builds and runs `bias finetune`, then reads the saved folders
+  with transformers)
 - scripts/fixtures/liu2024_reference.py -> fixtures/liu2024/ (numpy, scipy; reads the demo score
   table, so it runs last)
 
@@ -29,6 +32,8 @@ GENERATORS = [
     "plm_models.py",
     # Reads the checkpoints under fixtures/models/ written by plm_models.py.
     "template_scores.py",
+    # Fine-tunes fixtures/models/bert (from plm_models.py) with the Rust trainer.
+    "finetuned_models.py",
     "embed_direct_bias.py",
     "embed_same_weat.py",
     # Reads data/ and fixtures/scores/crows_pairs_unigram.csv (written by unigram_scores.py).

@@ -10,6 +10,7 @@ mod cmd_report;
 mod cmd_robust;
 mod cmd_score;
 mod cmd_stats;
+mod cmd_train;
 mod error;
 mod output;
 
@@ -55,6 +56,8 @@ enum Command {
     /// Statistics on a score table.
     #[command(subcommand)]
     Stats(StatsCommand),
+    /// Fine-tune a masked LM on a corpus (MLM objective; resumable).
+    Finetune(cmd_train::FinetuneArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -110,6 +113,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Stats(StatsCommand::Normality(a)) => cmd_stats::normality(&a, &mut out),
         Command::Stats(StatsCommand::ScoreGroups(a)) => cmd_stats::score_groups(&a, &mut out),
         Command::Stats(StatsCommand::TprGap(a)) => cmd_embed::run_tpr_gap(&a, &mut out),
+        Command::Finetune(a) => cmd_train::run(&a, &mut out),
     }
 }
 

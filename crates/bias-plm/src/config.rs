@@ -120,6 +120,11 @@ pub struct ModelConfig {
     pub inner_group_num: i64,
     /// `tie_word_embeddings`: the MLM decoder reuses the word-embedding matrix.
     pub tie_word_embeddings: bool,
+    /// `hidden_dropout_prob` (DistilBERT: `dropout`), used only when fine-tuning.
+    pub hidden_dropout_prob: f64,
+    /// `attention_probs_dropout_prob` (DistilBERT: `attention_dropout`), used only when
+    /// fine-tuning.
+    pub attention_probs_dropout_prob: f64,
 }
 
 /// Every key this crate reads; absent keys take the class defaults.
@@ -143,6 +148,8 @@ struct RawConfig {
     inner_group_num: Option<i64>,
     tie_word_embeddings: Option<bool>,
     position_embedding_type: Option<String>,
+    hidden_dropout_prob: Option<f64>,
+    attention_probs_dropout_prob: Option<f64>,
     // DistilBERT names.
     dim: Option<i64>,
     n_layers: Option<i64>,
@@ -150,6 +157,8 @@ struct RawConfig {
     hidden_dim: Option<i64>,
     activation: Option<serde_json::Value>,
     sinusoidal_pos_embds: Option<bool>,
+    dropout: Option<f64>,
+    attention_dropout: Option<f64>,
 }
 
 /// Class defaults of `BertConfig`, which RoBERTa, ALBERT and DistilBERT override in part.
@@ -345,6 +354,27 @@ impl ModelConfig {
                 1
             },
             tie_word_embeddings: raw.tie_word_embeddings.unwrap_or(true),
+            // Class defaults: AlbertConfig 0, the others 0.1.
+            hidden_dropout_prob: if is_distil {
+                raw.dropout.unwrap_or(0.1)
+            } else {
+                raw.hidden_dropout_prob
+                    .unwrap_or(if model_type == ModelType::Albert {
+                        0.0
+                    } else {
+                        0.1
+                    })
+            },
+            attention_probs_dropout_prob: if is_distil {
+                raw.attention_dropout.unwrap_or(0.1)
+            } else {
+                raw.attention_probs_dropout_prob
+                    .unwrap_or(if model_type == ModelType::Albert {
+                        0.0
+                    } else {
+                        0.1
+                    })
+            },
         };
         config.validate(&path)?;
         Ok(config)

@@ -167,6 +167,23 @@ pub enum PlmError {
         /// CUDA devices libtorch can use.
         available: usize,
     },
+    /// Fine-tuning cannot start or go on (no usable sentence, a bad setting, a base model
+    /// that does not fit the request).
+    #[error("fine-tuning: {0}")]
+    Training(String),
+    /// A fine-tuning run stopped early as asked (`MlmTrainer::stop_after`); running it again
+    /// resumes from its last checkpoint.
+    #[error(
+        "fine-tuning stopped after step {step} as asked; run the same command again to resume \
+         from the last checkpoint in {}",
+        out.display()
+    )]
+    Interrupted {
+        /// Steps done when it stopped.
+        step: usize,
+        /// The run's output folder.
+        out: PathBuf,
+    },
     /// Half precision was asked for on the CPU.
     #[error("--dtype {0} needs a CUDA device: f32 is the reference precision, and half precision on the CPU is slow and inexact")]
     HalfOnCpu(String),

@@ -60,6 +60,7 @@ mod run;
 mod scorer;
 pub mod template;
 mod tokenizer;
+mod train;
 
 pub use config::{Activation, ModelConfig, ModelType};
 pub use device::DeviceSpec;
@@ -77,3 +78,4 @@ pub use scorer::{
     SssAverage,
 };
 pub use tokenizer::{PlmTokenizer, TokenizedText};
+pub use train::{MlmTrainer, StepReport, TrainedModel};

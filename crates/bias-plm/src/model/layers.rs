@@ -2,8 +2,9 @@
 //! mirror: linear layers, layer norm, activations (`transformers.activations.ACT2FN`),
 //! multi-head self-attention that can return its probabilities, the post-layer-norm
 //! transformer block (`BertLayer`, `AlbertLayer`, DistilBERT's `TransformerBlock`), the
-//! embedding sum, the encoder loop and the masked-LM head. Everything runs in eval mode
-//! (dropout is the identity).
+//! embedding sum, the encoder loop and the masked-LM head. Scoring runs in eval mode
+//! ([`Dropout::NONE`]: dropout is the identity); fine-tuning passes the configuration's dropout
+//! rates, applied where `transformers` applies them.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -46,9 +47,30 @@ impl Weights {
         })
     }
 
+    /// Wraps parameters already on `device` in `kind` (the trainable tensors of fine-tuning,
+    /// which must be used as they are so that gradients reach them).
+    pub(crate) fn from_map(
+        map: HashMap<String, Tensor>,
+        path: PathBuf,
+        device: Device,
+        kind: Kind,
+    ) -> Self {
+        Weights {
+            map,
+            path,
+            device,
+            kind,
+        }
+    }
+
     /// The checkpoint file, for messages.
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The model's device.
+    pub(crate) fn device(&self) -> Device {
+        self.device
     }
 
     /// The model's floating-point kind.
@@ -106,6 +128,29 @@ impl Weights {
             path: self.path.clone(),
         })
     }
+}
+
+/// Dropout rates of a forward pass (`hidden_dropout_prob`, `attention_probs_dropout_prob`);
+/// zero in eval mode.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Dropout {
+    /// After the embeddings and after each residual branch's output projection.
+    pub(crate) hidden: f64,
+    /// On the attention probabilities.
+    pub(crate) attention: f64,
+}
+
+impl Dropout {
+    /// Eval mode: no dropout anywhere.
+    pub(crate) const NONE: Dropout = Dropout {
+        hidden: 0.0,
+        attention: 0.0,
+    };
+}
+
+/// Applies dropout with probability `p` (training mode), or returns `x` unchanged when `p = 0`.
+fn drop(x: Tensor, p: f64) -> Result<Tensor, PlmError> {
+    Ok(if p > 0.0 { x.f_dropout(p, true)? } else { x })
 }
 
 /// `torch.nn.Linear`: `y = x Wᵀ + b`, `W` of shape `[out, in]`.
@@ -257,6 +302,7 @@ impl SelfAttention {
         x: &Tensor,
         mask: &KeyMask,
         want_probs: bool,
+        dropout: Dropout,
     ) -> Result<(Tensor, Option<Tensor>), PlmError> {
         let size = x.size();
         let (b, l) = (size[0], size[1]);
@@ -279,7 +325,8 @@ impl SelfAttention {
                 .f_masked_fill(&mask.padded, mask.min)?,
         };
         let probs = scores.f_softmax(-1, scores.kind())?;
-        let context = probs
+        // transformers returns the probabilities before dropout.
+        let context = drop(probs.shallow_clone(), dropout.attention)?
             .f_matmul(&v)?
             .f_transpose(1, 2)?
             .f_contiguous()?
@@ -353,15 +400,14 @@ impl TransformerBlock {
         x: &Tensor,
         mask: &KeyMask,
         want_probs: bool,
+        dropout: Dropout,
     ) -> Result<(Tensor, Option<Tensor>), PlmError> {
-        let (context, probs) = self.attention.forward(x, mask, want_probs)?;
-        let h = self
-            .attn_norm
-            .forward(&self.attn_out.forward(&context)?.f_add(x)?)?;
+        let (context, probs) = self.attention.forward(x, mask, want_probs, dropout)?;
+        let attn = drop(self.attn_out.forward(&context)?, dropout.hidden)?;
+        let h = self.attn_norm.forward(&attn.f_add(x)?)?;
         let inner = activate(&self.ffn_in.forward(&h)?, self.act)?;
-        let y = self
-            .out_norm
-            .forward(&self.ffn_out.forward(&inner)?.f_add(&h)?)?;
+        let out = drop(self.ffn_out.forward(&inner)?, dropout.hidden)?;
+        let y = self.out_norm.forward(&out.f_add(&h)?)?;
         Ok((y, probs))
     }
 }
@@ -435,7 +481,7 @@ impl Embeddings {
         })
     }
 
-    /// Embeds `ids` `[batch, length]` into `[batch, length, width]`.
+    /// Embeds `ids` `[batch, length]` into `[batch, length, width]` (before dropout).
     pub(crate) fn forward(&self, ids: &Tensor) -> Result<Tensor, PlmError> {
         let size = ids.size();
         let (b, l) = (size[0], size[1]);
@@ -487,9 +533,10 @@ impl Encoder {
         ids: &Tensor,
         attention_mask: &Tensor,
         request: EncodeRequest,
+        dropout: Dropout,
     ) -> Result<EncoderOutput, PlmError> {
         let mask = KeyMask::new(attention_mask, self.kind)?;
-        let mut hidden = self.embeddings.forward(ids)?;
+        let mut hidden = drop(self.embeddings.forward(ids)?, dropout.hidden)?;
         if let Some(mapping) = &self.mapping_in {
             hidden = mapping.forward(&hidden)?;
         }
@@ -501,7 +548,7 @@ impl Encoder {
         for step in &self.schedule {
             for &index in step {
                 let (next, probs) =
-                    self.blocks[index].forward(&hidden, &mask, request.attentions)?;
+                    self.blocks[index].forward(&hidden, &mask, request.attentions, dropout)?;
                 hidden = next;
                 if let (Some(list), Some(p)) = (attentions.as_mut(), probs) {
                     list.push(p);

@@ -18,7 +18,8 @@ mod distilbert;
 mod layers;
 mod roberta;
 
-use layers::{Encoder, MlmHead, Weights};
+pub(crate) use layers::{Dropout, Weights};
+use layers::{Encoder, MlmHead};
 
 /// What the encoder returns for a batch `[batch, length]`.
 #[derive(Debug)]
@@ -164,32 +165,51 @@ impl PlmModel {
         }
         let _guard = tch::no_grad_guard();
         let weights = Weights::read(&files, path, device, kind)?;
-        let prefixed = format!("{}.", config.model_type.base_prefix());
-        let probe = "embeddings.word_embeddings.weight";
-        let base = if weights.contains(&format!("{prefixed}{probe}")) {
-            prefixed.as_str()
-        } else if weights.contains(probe) {
-            ""
-        } else {
-            return Err(PlmError::MissingWeight {
-                name: format!("{prefixed}{probe}"),
-                path: weights.path().to_path_buf(),
-            });
-        };
+        Self::from_weights(dir, config, &weights, with_head)
+    }
+
+    /// Builds the model from parameters already read (`weights` knows the device and kind).
+    pub(crate) fn from_weights(
+        dir: &Path,
+        config: ModelConfig,
+        weights: &Weights,
+        with_head: bool,
+    ) -> Result<Self, PlmError> {
+        let base = Self::base_prefix_in(&config, weights)?;
         let (encoder, head) = match config.model_type {
-            ModelType::Bert => bert::load(&weights, &config, base, with_head)?,
-            ModelType::Roberta => roberta::load(&weights, &config, base, with_head)?,
-            ModelType::Albert => albert::load(&weights, &config, base, with_head)?,
-            ModelType::DistilBert => distilbert::load(&weights, &config, base, with_head)?,
+            ModelType::Bert => bert::load(weights, &config, &base, with_head)?,
+            ModelType::Roberta => roberta::load(weights, &config, &base, with_head)?,
+            ModelType::Albert => albert::load(weights, &config, &base, with_head)?,
+            ModelType::DistilBert => distilbert::load(weights, &config, &base, with_head)?,
         };
         Ok(PlmModel {
             config,
             encoder,
             head,
-            device,
-            kind,
+            device: weights.device(),
+            kind: weights.kind(),
             dir: dir.to_path_buf(),
         })
+    }
+
+    /// The prefix of the base model's parameters in `weights`: `"bert."` (and the like) in a
+    /// `*ForMaskedLM` checkpoint, `""` in a bare encoder.
+    pub(crate) fn base_prefix_in(
+        config: &ModelConfig,
+        weights: &Weights,
+    ) -> Result<String, PlmError> {
+        let prefixed = format!("{}.", config.model_type.base_prefix());
+        let probe = "embeddings.word_embeddings.weight";
+        if weights.contains(&format!("{prefixed}{probe}")) {
+            Ok(prefixed)
+        } else if weights.contains(probe) {
+            Ok(String::new())
+        } else {
+            Err(PlmError::MissingWeight {
+                name: format!("{prefixed}{probe}"),
+                path: weights.path().to_path_buf(),
+            })
+        }
     }
 
     /// The device the weights live on.
@@ -211,6 +231,35 @@ impl PlmModel {
     /// [`PlmModel::load_encoder`] never does).
     pub fn has_mlm_head(&self) -> bool {
         self.head.is_some()
+    }
+
+    /// The last hidden states `[batch, length, hidden]` with gradients tracked and the given
+    /// dropout (fine-tuning); `input_ids` and `attention_mask` as for
+    /// [`MaskedLanguageModel::encode`].
+    pub(crate) fn train_hidden(
+        &self,
+        input_ids: &Tensor,
+        attention_mask: &Tensor,
+        dropout: Dropout,
+    ) -> Result<Tensor, PlmError> {
+        let (ids, mask) = self.prepare(input_ids, attention_mask)?;
+        let out = self
+            .encoder
+            .forward(&ids, &mask, EncodeRequest::default(), dropout)?;
+        Ok(out.last_hidden)
+    }
+
+    /// Vocabulary logits of `hidden` `[n, hidden]` with gradients tracked (fine-tuning).
+    pub(crate) fn train_logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {
+        self.head_or_error()?.forward(hidden)
+    }
+
+    fn head_or_error(&self) -> Result<&MlmHead, PlmError> {
+        self.head.as_ref().ok_or_else(|| PlmError::MissingMlmHead {
+            path: self.dir.clone(),
+            expected: "a masked-LM head (the model was loaded with `PlmModel::load_encoder`)"
+                .into(),
+        })
     }
 
     /// Checks a batch and moves it to the model's device as int64.
@@ -263,16 +312,12 @@ impl MaskedLanguageModel for PlmModel {
     ) -> Result<EncoderOutput, PlmError> {
         let _guard = tch::no_grad_guard();
         let (ids, mask) = self.prepare(input_ids, attention_mask)?;
-        self.encoder.forward(&ids, &mask, request)
+        self.encoder.forward(&ids, &mask, request, Dropout::NONE)
     }
 
     fn mlm_logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {
         let _guard = tch::no_grad_guard();
-        let head = self.head.as_ref().ok_or_else(|| PlmError::MissingMlmHead {
-            path: self.dir.clone(),
-            expected: "a masked-LM head (the model was loaded with `PlmModel::load_encoder`)"
-                .into(),
-        })?;
+        let head = self.head_or_error()?;
         let size = hidden.size();
         if size.last() != Some(&self.config.hidden_size) {
             return Err(PlmError::Shape(format!(
@@ -289,7 +334,7 @@ impl MaskedLanguageModel for PlmModel {
 }
 
 /// The safetensors files of the checkpoint in `dir` and the path that names it in errors.
-fn checkpoint_files(dir: &Path) -> Result<(Vec<PathBuf>, PathBuf), PlmError> {
+pub(crate) fn checkpoint_files(dir: &Path) -> Result<(Vec<PathBuf>, PathBuf), PlmError> {
     let single = dir.join("model.safetensors");
     if single.is_file() {
         return Ok((vec![single.clone()], single));

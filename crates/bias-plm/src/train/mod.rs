@@ -1,0 +1,613 @@
+//! Masked-LM fine-tuning on libtorch: the bias-controlled models of kaneko2023 §2 and the demo
+//! model, through the core [`MaskedLmTrainer`] trait.
+//!
+//! The objective is BERT's (Devlin et al. 2019 §3.1): 15 % of the non-special tokens selected,
+//! of those 80 % masked, 10 % replaced by a random token, 10 % kept, cross-entropy at the
+//! selected positions. AdamW with linear warm-up and decay, gradient clipping, batches grouped by
+//! length, all seeded. The result is a Hugging Face folder (`config.json`, `model.safetensors`,
+//! tokenizer files) that [`PlmModel::load`] and `transformers` both load. A run checkpoints
+//! every `checkpoint_every` steps and resumes from its last checkpoint exactly: the batch order
+//! and the masks of a step are functions of the seed and the step number, and the optimiser's
+//! moments are saved with the weights.
+
+mod adamw;
+mod batches;
+mod masking;
+mod params;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use bias_core::{MaskedLmTrainer, TrainingConfig};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tch::{Device, Kind, Tensor};
+
+use crate::model::Dropout;
+use crate::{DeviceSpec, PlmError, PlmModel, PlmTokenizer};
+use adamw::{linear_schedule, AdamW};
+use masking::{corrupt_batch, MaskTokens, TokenSeq};
+use params::{create_dir, write_file, write_tensors, Parameters};
+
+/// What one optimiser step reports to a progress display.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepReport {
+    /// Steps done (1-based).
+    pub step: usize,
+    /// Steps the run will take.
+    pub total: usize,
+    /// The step's loss (mean cross-entropy over the selected tokens, nats).
+    pub loss: f64,
+    /// The learning rate the step used.
+    pub learning_rate: f64,
+    /// The gradient norm before clipping.
+    pub grad_norm: f64,
+    /// Seconds since this process started training (a resumed run counts from the resume).
+    pub seconds: f64,
+}
+
+/// What a finished (or already finished) run produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainedModel {
+    /// The saved Hugging Face folder.
+    pub dir: PathBuf,
+    /// Optimiser steps of the run.
+    pub steps: usize,
+    /// The step a resumed run started from (0 for a fresh run).
+    pub resumed_from: usize,
+    /// Mean loss over the first and the last tenth of the steps (at least one step each).
+    pub loss_first: f64,
+    /// See `loss_first`.
+    pub loss_last: f64,
+    /// Sentences trained on (after dropping those with no ordinary token).
+    pub sentences: usize,
+    /// Seconds spent training in this process.
+    pub seconds: f64,
+    /// True when the folder already held this run, finished, and nothing was trained.
+    pub reused: bool,
+}
+
+/// Fine-tunes a masked LM from a base folder into an output folder.
+///
+/// ```no_run
+/// use bias_core::{MaskedLmTrainer, TrainingConfig};
+/// use bias_plm::{DeviceSpec, MlmTrainer};
+///
+/// let sentences = vec!["She is a doctor.".to_string(), "He is a nurse.".to_string()];
+/// let mut trainer = MlmTrainer::new("path/to/bert", "out/bert-tuned", DeviceSpec::Auto);
+/// let config = TrainingConfig { max_steps: Some(100), ..TrainingConfig::default() };
+/// let trained = trainer.train(&sentences, &config)?;
+/// println!("saved to {}", trained.dir.display());
+/// # Ok::<(), bias_plm::PlmError>(())
+/// ```
+pub struct MlmTrainer {
+    base: PathBuf,
+    out: PathBuf,
+    device: DeviceSpec,
+    new_head: bool,
+    max_length: usize,
+    checkpoint_every: usize,
+    stop_after: Option<usize>,
+    on_step: Option<StepCallback>,
+}
+
+/// What [`MlmTrainer::on_step`] stores.
+type StepCallback = Box<dyn FnMut(&StepReport)>;
+
+impl std::fmt::Debug for MlmTrainer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MlmTrainer")
+            .field("base", &self.base)
+            .field("out", &self.out)
+            .field("device", &self.device)
+            .field("new_head", &self.new_head)
+            .field("max_length", &self.max_length)
+            .field("checkpoint_every", &self.checkpoint_every)
+            .field("stop_after", &self.stop_after)
+            .finish()
+    }
+}
+
+/// The settings that make a run what it is; a folder holding another run is never resumed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Fingerprint {
+    base: String,
+    new_head: bool,
+    max_length: usize,
+    sentences_sha256: String,
+    epochs: usize,
+    max_steps: Option<usize>,
+    batch_size: usize,
+    learning_rate: f64,
+    warmup_ratio: f64,
+    weight_decay: f64,
+    mask_probability: f64,
+    max_grad_norm: f64,
+    seed: u64,
+}
+
+/// `trainer_state.json` of a checkpoint, and `training.json` of a finished folder.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct RunState {
+    fingerprint: Fingerprint,
+    step: usize,
+    total_steps: usize,
+    losses: Vec<f64>,
+    result: Option<TrainedModel>,
+}
+
+/// libtorch's random generator (dropout) is global to the process: two runs stepping at once
+/// would draw each other's masks and lose their seeded reproducibility, so runs in one process
+/// take turns.
+static TRAINING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+const CHECKPOINT_DIR: &str = "checkpoint";
+const STATE_FILE: &str = "trainer_state.json";
+const DONE_FILE: &str = "training.json";
+const LOG_FILE: &str = "train_log.csv";
+
+impl MlmTrainer {
+    /// A trainer that fine-tunes the masked LM in `base` and saves it to `out` (created if
+    /// needed), on `device`, with sequences cut to 128 tokens and a checkpoint every 200 steps.
+    pub fn new(base: impl Into<PathBuf>, out: impl Into<PathBuf>, device: DeviceSpec) -> Self {
+        MlmTrainer {
+            base: base.into(),
+            out: out.into(),
+            device,
+            new_head: false,
+            max_length: 128,
+            checkpoint_every: 200,
+            stop_after: None,
+            on_step: None,
+        }
+    }
+
+    /// Starts from a bare BERT encoder (a `BertModel` or sentence-transformers folder) and adds
+    /// a new masked-LM head (`BertOnlyMLMHead`, initialised as `transformers` does, decoder tied
+    /// to the word embeddings).
+    pub fn new_mlm_head(mut self, yes: bool) -> Self {
+        self.new_head = yes;
+        self
+    }
+
+    /// Cuts longer sentences to `tokens` tokens (special tokens included; the last special
+    /// token is kept).
+    pub fn max_length(mut self, tokens: usize) -> Self {
+        self.max_length = tokens.max(3);
+        self
+    }
+
+    /// Saves a resumable checkpoint every `steps` steps (0: only at the end).
+    pub fn checkpoint_every(mut self, steps: usize) -> Self {
+        self.checkpoint_every = steps;
+        self
+    }
+
+    /// Stops after `steps` steps of this process, as an interruption would: the last
+    /// checkpoint stays, [`MaskedLmTrainer::train`] returns [`PlmError::Interrupted`], and the
+    /// next call resumes. For time-boxed jobs (and for testing resumption).
+    pub fn stop_after(mut self, steps: Option<usize>) -> Self {
+        self.stop_after = steps;
+        self
+    }
+
+    /// Calls `f` after every optimiser step (progress bars, logs).
+    pub fn on_step(mut self, f: impl FnMut(&StepReport) + 'static) -> Self {
+        self.on_step = Some(Box::new(f));
+        self
+    }
+
+    /// The folder the model is saved to.
+    pub fn out_dir(&self) -> &Path {
+        &self.out
+    }
+
+    fn fingerprint(&self, sentences: &[String], config: &TrainingConfig) -> Fingerprint {
+        let mut hash = Sha256::new();
+        for s in sentences {
+            hash.update(s.as_bytes());
+            hash.update(b"\n");
+        }
+        Fingerprint {
+            base: self.base.display().to_string(),
+            new_head: self.new_head,
+            max_length: self.max_length,
+            sentences_sha256: format!("{:x}", hash.finalize()),
+            epochs: config.epochs,
+            max_steps: config.max_steps,
+            batch_size: config.batch_size,
+            learning_rate: config.learning_rate,
+            warmup_ratio: config.warmup_ratio,
+            weight_decay: config.weight_decay,
+            mask_probability: config.mask_probability,
+            max_grad_norm: config.max_grad_norm,
+            seed: config.seed,
+        }
+    }
+
+    /// Tokenises the sentences, cutting them to `max_length`; sentences with no ordinary token
+    /// are errors naming their index.
+    fn tokenise(&self, sentences: &[String]) -> Result<Vec<TokenSeq>, PlmError> {
+        let tokenizer = PlmTokenizer::from_dir(&self.base)?;
+        sentences
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let t = tokenizer.encode_detailed(s)?;
+                let mut seq = TokenSeq {
+                    ids: t.ids,
+                    special: t.special,
+                };
+                if seq.ids.len() > self.max_length {
+                    // Keep the closing special token ([SEP], </s>) as truncation does.
+                    let last = (
+                        seq.ids[seq.ids.len() - 1],
+                        seq.special[seq.special.len() - 1],
+                    );
+                    let keep = self.max_length - usize::from(last.1);
+                    seq.ids.truncate(keep);
+                    seq.special.truncate(keep);
+                    if last.1 {
+                        seq.ids.push(last.0);
+                        seq.special.push(true);
+                    }
+                }
+                if seq.special.iter().all(|&s| s) {
+                    return Err(PlmError::Training(format!(
+                        "training sentence {} ({s:?}) has no token besides the special ones; \
+                         remove empty lines from the corpus",
+                        i + 1
+                    )));
+                }
+                Ok(seq)
+            })
+            .collect()
+    }
+
+    fn validate(config: &TrainingConfig, n: usize) -> Result<usize, PlmError> {
+        let bad = |what: String| Err(PlmError::Training(what));
+        if n == 0 {
+            return bad("no training sentences".into());
+        }
+        if config.batch_size == 0 {
+            return bad("batch size must be at least 1".into());
+        }
+        if !(config.mask_probability > 0.0 && config.mask_probability <= 1.0) {
+            return bad(format!(
+                "mask probability {} is not in (0, 1]",
+                config.mask_probability
+            ));
+        }
+        if !(0.0..1.0).contains(&config.warmup_ratio) {
+            return bad(format!(
+                "warm-up ratio {} is not in [0, 1)",
+                config.warmup_ratio
+            ));
+        }
+        if !(config.learning_rate >= 0.0 && config.learning_rate.is_finite()) {
+            return bad(format!("learning rate {} is invalid", config.learning_rate));
+        }
+        let per_epoch = batches::batches_per_epoch(n, config.batch_size);
+        let mut total = config.epochs * per_epoch;
+        if let Some(max) = config.max_steps {
+            total = total.min(max);
+        }
+        Ok(total)
+    }
+}
+
+impl MaskedLmTrainer for MlmTrainer {
+    type Model = TrainedModel;
+    type Error = PlmError;
+
+    fn train(
+        &mut self,
+        sentences: &[String],
+        config: &TrainingConfig,
+    ) -> Result<TrainedModel, PlmError> {
+        let total = Self::validate(config, sentences.len())?;
+        let fingerprint = self.fingerprint(sentences, config);
+        if let Some(done) = finished_run(&self.out, &fingerprint)? {
+            return Ok(done);
+        }
+        let device = self.device.resolve_checked()?;
+        let seqs = self.tokenise(sentences)?;
+        // A run that panicked elsewhere leaves no state behind the lock to protect.
+        let _turn = TRAINING.lock().unwrap_or_else(|e| e.into_inner());
+        let mut params = Parameters::load(&self.base, device, self.new_head, config.seed)?;
+        let mut optimiser = AdamW::new(&params.named(), config.weight_decay)?;
+        let (start, mut losses) = resume(&self.out, &fingerprint, &mut params, &mut optimiser)?;
+        create_dir(&self.out)?;
+        let mut log = open_log(&self.out, start)?;
+
+        let tokenizer = PlmTokenizer::from_dir(&self.base)?;
+        let tokens = MaskTokens {
+            mask: tokenizer.mask_id()?,
+            pad: tokenizer.pad_id()?,
+            vocab: params.config.vocab_size,
+        };
+        let dropout = Dropout {
+            hidden: params.config.hidden_dropout_prob,
+            attention: params.config.attention_probs_dropout_prob,
+        };
+        let lengths: Vec<usize> = seqs.iter().map(|s| s.ids.len()).collect();
+        let per_epoch = batches::batches_per_epoch(seqs.len(), config.batch_size);
+        let warmup = (config.warmup_ratio * total as f64).ceil() as usize;
+        let clock = Instant::now();
+        let (mut order, mut order_epoch) = (Vec::new(), usize::MAX);
+        for step in start..total {
+            if step / per_epoch != order_epoch {
+                order_epoch = step / per_epoch;
+                order =
+                    batches::epoch_batches(&lengths, config.batch_size, config.seed, order_epoch);
+            }
+            let batch: Vec<&TokenSeq> = order[step % per_epoch].iter().map(|&i| &seqs[i]).collect();
+            let mut rng = step_rng(config.seed, step);
+            let masked = corrupt_batch(&batch, tokens, config.mask_probability, &mut rng);
+            tch::manual_seed(config.seed.wrapping_add(step as u64) as i64);
+            let model = params.model(device)?;
+            let loss = batch_loss(&model, &masked, dropout, device)?;
+            loss.f_backward()?;
+            let grad_norm = optimiser.clip_grad_norm(config.max_grad_norm)?;
+            let lr = linear_schedule(config.learning_rate, step, warmup, total);
+            optimiser.step(lr)?;
+            let value = loss.f_double_value(&[])?;
+            if !value.is_finite() {
+                return Err(PlmError::Training(format!(
+                    "the loss became {value} at step {} (learning rate {lr:e}); lower the \
+                     learning rate",
+                    step + 1
+                )));
+            }
+            losses.push(value);
+            writeln!(log, "{},{value:.6},{lr:.6e},{grad_norm:.6}", step + 1)
+                .map_err(|source| self.io(LOG_FILE, source))?;
+            let report = StepReport {
+                step: step + 1,
+                total,
+                loss: value,
+                learning_rate: lr,
+                grad_norm,
+                seconds: clock.elapsed().as_secs_f64(),
+            };
+            if let Some(f) = self.on_step.as_mut() {
+                f(&report);
+            }
+            let due = self.checkpoint_every > 0 && (step + 1) % self.checkpoint_every == 0;
+            if due && step + 1 < total {
+                log.flush().map_err(|source| self.io(LOG_FILE, source))?;
+                save_checkpoint(
+                    &self.out,
+                    &params,
+                    &optimiser,
+                    &fingerprint,
+                    step + 1,
+                    total,
+                    &losses,
+                )?;
+            }
+            if self.stop_after == Some(step + 1 - start) && step + 1 < total {
+                log.flush().map_err(|source| self.io(LOG_FILE, source))?;
+                return Err(PlmError::Interrupted {
+                    step: step + 1,
+                    out: self.out.clone(),
+                });
+            }
+        }
+        log.flush().map_err(|source| self.io(LOG_FILE, source))?;
+        let result = TrainedModel {
+            dir: self.out.clone(),
+            steps: total,
+            resumed_from: start,
+            loss_first: mean_of(&losses, true),
+            loss_last: mean_of(&losses, false),
+            sentences: seqs.len(),
+            seconds: clock.elapsed().as_secs_f64(),
+            reused: false,
+        };
+        params.save_folder(&self.out)?;
+        let state = RunState {
+            fingerprint,
+            step: total,
+            total_steps: total,
+            losses,
+            result: Some(result.clone()),
+        };
+        write_json(&self.out.join(DONE_FILE), &state)?;
+        let checkpoint = self.out.join(CHECKPOINT_DIR);
+        if checkpoint.exists() {
+            std::fs::remove_dir_all(&checkpoint).map_err(|source| PlmError::Io {
+                path: checkpoint,
+                source,
+            })?;
+        }
+        Ok(result)
+    }
+}
+
+impl MlmTrainer {
+    fn io(&self, file: &str, source: std::io::Error) -> PlmError {
+        PlmError::Io {
+            path: self.out.join(file),
+            source,
+        }
+    }
+}
+
+/// The masks of step `step` come from their own stream, so a resumed run draws what an
+/// uninterrupted one would.
+fn step_rng(seed: u64, step: usize) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(step as u64 + 1);
+    rng
+}
+
+/// The MLM loss of one corrupted batch: the encoder runs on the whole batch, the head only at
+/// the selected positions (the same mean cross-entropy `transformers` computes with labels
+/// −100 elsewhere).
+fn batch_loss(
+    model: &PlmModel,
+    batch: &masking::MaskedBatch,
+    dropout: Dropout,
+    device: Device,
+) -> Result<Tensor, PlmError> {
+    let shape = [batch.rows as i64, batch.len as i64];
+    let ids = Tensor::from_slice(&batch.input_ids).f_view(shape)?;
+    let mask = Tensor::from_slice(&batch.attention).f_view(shape)?;
+    let hidden = model.train_hidden(&ids, &mask, dropout)?;
+    let width = hidden.size()[2];
+    let positions = Tensor::from_slice(&batch.positions).f_to_device(device)?;
+    let selected = hidden.f_view([-1, width])?.f_index_select(0, &positions)?;
+    let logits = model.train_logits(&selected)?;
+    let labels = Tensor::from_slice(&batch.labels).f_to_device(device)?;
+    Ok(logits
+        .f_to_kind(Kind::Float)?
+        .f_cross_entropy_loss::<Tensor>(&labels, None, tch::Reduction::Mean, -100, 0.0)?)
+}
+
+fn mean_of(losses: &[f64], first: bool) -> f64 {
+    if losses.is_empty() {
+        return f64::NAN;
+    }
+    let k = (losses.len() / 10).max(1);
+    let part = if first {
+        &losses[..k]
+    } else {
+        &losses[losses.len() - k..]
+    };
+    part.iter().sum::<f64>() / k as f64
+}
+
+/// A finished run of the same fingerprint in `out`, or an error if `out` holds another run.
+fn finished_run(out: &Path, fingerprint: &Fingerprint) -> Result<Option<TrainedModel>, PlmError> {
+    let done = out.join(DONE_FILE);
+    if !done.is_file() {
+        return Ok(None);
+    }
+    let state: RunState = read_json(&done)?;
+    if &state.fingerprint != fingerprint {
+        return Err(mismatch(&done));
+    }
+    Ok(state.result.map(|r| TrainedModel {
+        reused: true,
+        resumed_from: r.steps,
+        seconds: 0.0,
+        ..r
+    }))
+}
+
+fn mismatch(path: &Path) -> PlmError {
+    PlmError::ResumeMismatch {
+        out: path.to_path_buf(),
+        reason: "the folder holds a run with another base model, corpus or settings; choose \
+                 another output folder or delete this one"
+            .into(),
+    }
+}
+
+/// Restores the last checkpoint of this run, if any: returns the step to start from and the
+/// losses so far.
+fn resume(
+    out: &Path,
+    fingerprint: &Fingerprint,
+    params: &mut Parameters,
+    optimiser: &mut AdamW,
+) -> Result<(usize, Vec<f64>), PlmError> {
+    let dir = out.join(CHECKPOINT_DIR);
+    let state_file = dir.join(STATE_FILE);
+    if !state_file.is_file() {
+        return Ok((0, Vec::new()));
+    }
+    let state: RunState = read_json(&state_file)?;
+    if &state.fingerprint != fingerprint {
+        return Err(mismatch(&state_file));
+    }
+    params.restore(&dir.join("model.safetensors"))?;
+    let moments: std::collections::HashMap<String, Tensor> =
+        Tensor::read_safetensors(dir.join("optimizer.safetensors"))?
+            .into_iter()
+            .collect();
+    optimiser.restore(&moments, state.step as i64)?;
+    Ok((state.step, state.losses))
+}
+
+/// Writes a checkpoint next to the last one and swaps it in, so that an interruption leaves
+/// either the old or the new checkpoint, never half of one.
+fn save_checkpoint(
+    out: &Path,
+    params: &Parameters,
+    optimiser: &AdamW,
+    fingerprint: &Fingerprint,
+    step: usize,
+    total: usize,
+    losses: &[f64],
+) -> Result<(), PlmError> {
+    let tmp = out.join(format!("{CHECKPOINT_DIR}.tmp"));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(|source| PlmError::Io {
+            path: tmp.clone(),
+            source,
+        })?;
+    }
+    create_dir(&tmp)?;
+    params.write_weights(&tmp.join("model.safetensors"))?;
+    write_tensors(&optimiser.state(), &tmp.join("optimizer.safetensors"))?;
+    let state = RunState {
+        fingerprint: fingerprint.clone(),
+        step,
+        total_steps: total,
+        losses: losses.to_vec(),
+        result: None,
+    };
+    write_json(&tmp.join(STATE_FILE), &state)?;
+    let dir = out.join(CHECKPOINT_DIR);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|source| PlmError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+    }
+    std::fs::rename(&tmp, &dir).map_err(|source| PlmError::Io { path: dir, source })
+}
+
+/// Opens `train_log.csv` for appending, keeping only the rows of steps before `start`.
+fn open_log(out: &Path, start: usize) -> Result<std::io::BufWriter<std::fs::File>, PlmError> {
+    let path = out.join(LOG_FILE);
+    let io = |source| PlmError::Io {
+        path: path.clone(),
+        source,
+    };
+    let old = std::fs::read_to_string(&path).unwrap_or_default();
+    let kept: Vec<&str> = old.lines().skip(1).take(start).collect();
+    let mut text = String::from("step,loss,learning_rate,grad_norm\n");
+    for line in kept {
+        text.push_str(line);
+        text.push('\n');
+    }
+    write_file(&path, text.as_bytes())?;
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .map_err(io)?;
+    Ok(std::io::BufWriter::new(file))
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), PlmError> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| PlmError::Training(format!("cannot serialise {}: {e}", path.display())))?;
+    write_file(path, text.as_bytes())
+}
+
+fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, PlmError> {
+    let text = std::fs::read_to_string(path).map_err(|source| PlmError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|source| PlmError::ConfigJson {
+        path: path.to_path_buf(),
+        source,
+    })
+}
