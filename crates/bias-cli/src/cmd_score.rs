@@ -93,12 +93,45 @@ pub struct ModelArgs {
 }
 
 /// A loaded model with everything a scorer needs.
-struct Loaded {
-    model: PlmModel,
-    tokenizer: PlmTokenizer,
-    special: SpecialIds,
-    device: tch::Device,
-    name: String,
+pub struct Loaded {
+    pub model: PlmModel,
+    pub tokenizer: PlmTokenizer,
+    pub special: SpecialIds,
+    pub device: tch::Device,
+    pub name: String,
+}
+
+impl Loaded {
+    /// Loads the masked LM in `dir` on `device` in `kind`; `name` (default: the folder's name)
+    /// goes to the score table's `model` column.
+    pub fn open(
+        dir: &Path,
+        device: &str,
+        kind: Kind,
+        name: Option<String>,
+    ) -> Result<Self, CliError> {
+        let spec: DeviceSpec = device.parse()?;
+        let model = PlmModel::load(dir, spec, kind)?;
+        let tokenizer = PlmTokenizer::from_dir(dir)?;
+        let special = SpecialIds {
+            mask: tokenizer.mask_id()?,
+            pad: tokenizer.pad_id()?,
+            max_tokens: model.config().max_tokens().max(0) as usize,
+        };
+        let name = name.unwrap_or_else(|| {
+            let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+            canonical
+                .file_name()
+                .map_or_else(|| "model".to_owned(), |n| n.to_string_lossy().into_owned())
+        });
+        Ok(Loaded {
+            device: model.device(),
+            model,
+            tokenizer,
+            special,
+            name,
+        })
+    }
 }
 
 impl ModelArgs {
@@ -142,39 +175,16 @@ impl ModelArgs {
         if let Some(t) = self.threads {
             tch::set_num_threads(t.max(1));
         }
-        let spec: DeviceSpec = self.device.parse()?;
         let kind = match self.dtype {
             DtypeArg::F32 => Kind::Float,
             DtypeArg::Bf16 => Kind::BFloat16,
             DtypeArg::F16 => Kind::Half,
         };
-        let model = PlmModel::load(&self.model, spec, kind)?;
-        let tokenizer = PlmTokenizer::from_dir(&self.model)?;
-        let special = SpecialIds {
-            mask: tokenizer.mask_id()?,
-            pad: tokenizer.pad_id()?,
-            max_tokens: model.config().max_tokens().max(0) as usize,
-        };
-        let name = self.model_name.clone().unwrap_or_else(|| {
-            let canonical = self
-                .model
-                .canonicalize()
-                .unwrap_or_else(|_| self.model.clone());
-            canonical
-                .file_name()
-                .map_or_else(|| "model".to_owned(), |n| n.to_string_lossy().into_owned())
-        });
-        Ok(Loaded {
-            device: model.device(),
-            model,
-            tokenizer,
-            special,
-            name,
-        })
+        Loaded::open(&self.model, &self.device, kind, self.model_name.clone())
     }
 }
 
-fn parse_scorers(names: &[String]) -> Result<Vec<ScorerKind>, CliError> {
+pub fn parse_scorers(names: &[String]) -> Result<Vec<ScorerKind>, CliError> {
     Ok(names
         .iter()
         .map(|n| n.parse())
@@ -182,7 +192,7 @@ fn parse_scorers(names: &[String]) -> Result<Vec<ScorerKind>, CliError> {
 }
 
 /// SHA-256 over the files that define a model.
-fn model_digest(dir: &Path) -> Result<String, CliError> {
+pub fn model_digest(dir: &Path) -> Result<String, CliError> {
     let mut parts = Vec::new();
     for f in ["config.json", "tokenizer.json", "model.safetensors"] {
         let p = dir.join(f);
@@ -233,13 +243,20 @@ fn score(args: &ScoreArgs) -> Result<RunSummary, CliError> {
         options: format!("{options:?}, dtype {:?}", args.model.dtype),
         chunk_pairs: args.chunk.max(1),
     };
-    let mut scorer = PairScorer::new(
-        &loaded.model,
-        loaded.special,
-        loaded.device,
-        &kinds,
-        options,
-    )?;
+    score_with(&loaded, &kinds, options, &pairs, fingerprint, &args.out)
+}
+
+/// Scores `pairs` with a loaded model into the score table `out` (resumable), with a progress
+/// bar, and reports the run on standard error.
+pub fn score_with(
+    loaded: &Loaded,
+    kinds: &[ScorerKind],
+    options: ScoringOptions,
+    pairs: &[SentencePair],
+    fingerprint: RunFingerprint,
+    out: &Path,
+) -> Result<RunSummary, CliError> {
+    let mut scorer = PairScorer::new(&loaded.model, loaded.special, loaded.device, kinds, options)?;
     let bar = ProgressBar::new(pairs.len() as u64);
     bar.set_style(
         ProgressStyle::with_template(
@@ -251,13 +268,13 @@ fn score(args: &ScoreArgs) -> Result<RunSummary, CliError> {
     let summary = run_scoring(
         &mut scorer,
         &|text: &str| tokenizer.encode(text),
-        &pairs,
+        pairs,
         fingerprint,
-        &args.out,
+        out,
         &mut |done, _| bar.set_position(done as u64),
     )?;
     bar.finish_and_clear();
-    report(&summary, &args.out);
+    report(&summary, out);
     Ok(summary)
 }
 
@@ -318,10 +335,11 @@ pub struct EvaluateArgs {
     format: Format,
 }
 
-/// Runs `bias evaluate`: scores (resumably), then prints the indicator of every scorer and KLS
-/// and JSS on AUL (liu2024), overall and per bias type.
+/// Runs `bias evaluate`: scores (resumably), then prints the indicator, KLS and JSS (liu2024) of
+/// every scorer, overall and per bias type, and each scorer's token-prediction accuracy
+/// (kaneko2022 §4.2).
 pub fn run_evaluate(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), CliError> {
-    score(&args.score)?;
+    let run = score(&args.score)?;
     let path = &args.score.out;
     let mut results: Vec<(String, Measurement)> = Vec::new();
     let options = DistributionOptions::default();
@@ -333,10 +351,8 @@ pub fn run_evaluate(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), Cli
                 Ok(())
             };
         push(Indicator::default().measure(&slice.table))?;
-        if slice.scorer == ScorerKind::Aul.name() {
-            push(Kls::new(options).measure(&slice.table))?;
-            push(Jss::new(JssVariant::AuthorsCode, options).measure(&slice.table))?;
-        }
+        push(Kls::new(options).measure(&slice.table))?;
+        push(Jss::new(JssVariant::AuthorsCode, options).measure(&slice.table))?;
     }
     if args.format == Format::Json {
         let json: Vec<serde_json::Value> = results
@@ -370,7 +386,20 @@ pub fn run_evaluate(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), Cli
             ]);
         }
     }
-    g.write(args.format, out)
+    g.write(args.format, out)?;
+    if args.format == Format::Table {
+        writeln!(out, "\nToken-prediction accuracy (kaneko2022 §4.2):")?;
+        for (scorer, acc) in &run.progress.tally.accuracy {
+            writeln!(
+                out,
+                "  {scorer}: {:.4} ({} of {} positions)",
+                acc.rate(),
+                acc.correct,
+                acc.total
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Arguments of `bias bench`.

@@ -84,6 +84,7 @@ impl TrainArgs {
         }
         let device: DeviceSpec = self.device.parse()?;
         let bar = progress_bar(title);
+        let title = title.to_string();
         Ok(MlmTrainer::new(base, out, device)
             .new_mlm_head(new_head)
             .max_length(self.max_length)
@@ -92,6 +93,14 @@ impl TrainArgs {
                 bar.set_length(r.total as u64);
                 bar.set_position(r.step as u64);
                 bar.set_message(format!("loss {:.3}  lr {:.1e}", r.loss, r.learning_rate));
+                // Without a terminal the bar is hidden: log about twenty lines instead.
+                let every = (r.total / 20).max(1);
+                if bar.is_hidden() && (r.step % every == 0 || r.step == r.total) {
+                    eprintln!(
+                        "{title}: step {}/{} loss {:.3} lr {:.1e} ({:.0} s)",
+                        r.step, r.total, r.loss, r.learning_rate, r.seconds
+                    );
+                }
                 if r.step == r.total {
                     bar.finish();
                 }
@@ -161,20 +170,22 @@ pub fn summary(t: &TrainedModel, out: &mut impl std::io::Write) -> Result<(), Cl
             t.sentences
         )?;
     } else {
+        let loss = match (t.loss_first, t.loss_last) {
+            (Some(a), Some(b)) => format!("; loss {a:.3} (first tenth) -> {b:.3} (last tenth)"),
+            _ => String::new(),
+        };
+        let resumed = if t.resumed_from > 0 {
+            format!(", resumed at step {}", t.resumed_from)
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "{}: {} steps on {} sentences in {:.0} s{}; loss {:.3} (first tenth) -> {:.3} (last tenth)",
+            "{}: {} steps on {} sentences in {:.0} s{resumed}{loss}",
             t.dir.display(),
             t.steps,
             t.sentences,
             t.seconds,
-            if t.resumed_from > 0 {
-                format!(", resumed at step {}", t.resumed_from)
-            } else {
-                String::new()
-            },
-            t.loss_first,
-            t.loss_last
         )?;
     }
     Ok(())

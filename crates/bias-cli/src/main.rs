@@ -3,6 +3,7 @@
 //! The binary is thin: it parses arguments, reads files through `bias-data` / `bias-core`,
 //! calls the library measures of `bias-metrics`, and prints tables (Markdown), JSON or CSV.
 
+mod cmd_controlled;
 mod cmd_data;
 mod cmd_embed;
 mod cmd_measure;
@@ -58,6 +59,9 @@ enum Command {
     Stats(StatsCommand),
     /// Fine-tune a masked LM on a corpus (MLM objective; resumable).
     Finetune(cmd_train::FinetuneArgs),
+    /// The bias-controlled meta-evaluation of kaneko2023: fine-tune one model per rate of male
+    /// sentences, score each, and rank-correlate every measure with the rate.
+    Controlled(Box<cmd_controlled::ControlledArgs>),
 }
 
 #[derive(Debug, Subcommand)]
@@ -114,6 +118,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Stats(StatsCommand::ScoreGroups(a)) => cmd_stats::score_groups(&a, &mut out),
         Command::Stats(StatsCommand::TprGap(a)) => cmd_embed::run_tpr_gap(&a, &mut out),
         Command::Finetune(a) => cmd_train::run(&a, &mut out),
+        Command::Controlled(a) => cmd_controlled::run(&a, &mut out),
     }
 }
 

@@ -168,7 +168,7 @@ fn an_interrupted_run_resumes_into_an_identical_file() {
 }
 
 #[test]
-fn evaluate_prints_indicator_per_scorer_and_kls_jss_on_aul() {
+fn evaluate_prints_indicator_kls_and_jss_per_scorer() {
     let dir = scratch("evaluate");
     let out = dir.join("scores.csv");
     let mut args = score_args("albert", "crows-pairs", "aul,cps", &out);
@@ -202,6 +202,8 @@ fn evaluate_prints_indicator_per_scorer_and_kls_jss_on_aul() {
         ("aul", "kls"),
         ("aul", "jss"),
         ("cps", "indicator"),
+        ("cps", "kls"),
+        ("cps", "jss"),
     ]
     .iter()
     .map(|(a, b)| (a.to_string(), b.to_string()))
