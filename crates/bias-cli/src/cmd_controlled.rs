@@ -124,7 +124,12 @@ pub fn run(args: &ControlledArgs, out: &mut impl Write) -> Result<(), CliError> 
     let mut evals = Vec::new();
     for set in &sets {
         let dir = train_rate(args, set)?;
-        let loaded = Loaded::open(&dir, &args.train.device, Kind::Float, Some(rate_name(set.rate)))?;
+        let loaded = Loaded::open(
+            &dir,
+            &args.train.device,
+            Kind::Float,
+            Some(rate_name(set.rate)),
+        )?;
         let table = score_rate(args, &loaded, &pairs, set.rate)?;
         let (oriented, left_out) = orient_by_gender(&table, &male, &female);
         if evals.is_empty() {
@@ -210,10 +215,13 @@ fn train_rate(args: &ControlledArgs, set: &RateSet) -> Result<PathBuf, CliError>
         &set.sentences,
     )?;
     let dir = args.out.join("models").join(&name);
-    let title = format!("r = {:.2} ({} male / {} female)", set.rate, set.male, set.female);
-    let mut trainer = args
-        .train
-        .trainer(args.base.clone(), dir.clone(), args.new_mlm_head, &title)?;
+    let title = format!(
+        "r = {:.2} ({} male / {} female)",
+        set.rate, set.male, set.female
+    );
+    let mut trainer =
+        args.train
+            .trainer(args.base.clone(), dir.clone(), args.new_mlm_head, &title)?;
     let trained = trainer.train(&set.sentences, &args.train.config())?;
     summary(&trained, &mut std::io::stderr())?;
     Ok(dir)
