@@ -58,10 +58,10 @@ pub struct TrainedModel {
     pub steps: usize,
     /// The step a resumed run started from (0 for a fresh run).
     pub resumed_from: usize,
-    /// Mean loss over the first and the last tenth of the steps (at least one step each).
-    pub loss_first: f64,
-    /// See `loss_first`.
-    pub loss_last: f64,
+    /// Mean loss over the first tenth of the steps (at least one step; `None` without steps).
+    pub loss_first: Option<f64>,
+    /// Mean loss over the last tenth of the steps (as `loss_first`).
+    pub loss_last: Option<f64>,
     /// Sentences trained on (after dropping those with no ordinary token).
     pub sentences: usize,
     /// Seconds spent training in this process.
@@ -468,9 +468,9 @@ fn batch_loss(
         .f_cross_entropy_loss::<Tensor>(&labels, None, tch::Reduction::Mean, -100, 0.0)?)
 }
 
-fn mean_of(losses: &[f64], first: bool) -> f64 {
+fn mean_of(losses: &[f64], first: bool) -> Option<f64> {
     if losses.is_empty() {
-        return f64::NAN;
+        return None;
     }
     let k = (losses.len() / 10).max(1);
     let part = if first {
@@ -478,7 +478,7 @@ fn mean_of(losses: &[f64], first: bool) -> f64 {
     } else {
         &losses[losses.len() - k..]
     };
-    part.iter().sum::<f64>() / k as f64
+    Some(part.iter().sum::<f64>() / k as f64)
 }
 
 /// A finished run of the same fingerprint in `out`, or an error if `out` holds another run.
