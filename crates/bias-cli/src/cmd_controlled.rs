@@ -118,8 +118,14 @@ pub fn run(args: &ControlledArgs, out: &mut impl Write) -> Result<(), CliError> 
     let sets = corpus::rate_sets(&mined, &rates, args.sentences, args.train.seed)?;
     let pairs = gender_pairs(&args.data_dir)?;
     let targets = read_targets(&args.occupations)?;
-    let male: Vec<String> = words.male().iter().cloned().collect();
-    let female: Vec<String> = words.female().iter().cloned().collect();
+    // Orientation of the CrowS-Pairs pairs: the user's lists, or the paper's extended with
+    // plurals and kin terms (`women`/`men` alone are a third of the gender pairs).
+    let orient = match args.male_words {
+        Some(_) => words.clone(),
+        None => GenderWords::kaneko2023_extended(),
+    };
+    let male: Vec<String> = orient.male().iter().cloned().collect();
+    let female: Vec<String> = orient.female().iter().cloned().collect();
 
     let mut evals = Vec::new();
     for set in &sets {

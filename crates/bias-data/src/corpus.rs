@@ -68,6 +68,21 @@ pub const KANEKO2023_FEMALE: &[&str] = &[
     "girlfriend",
 ];
 
+/// Male words added to [`KANEKO2023_MALE`] by [`GenderWords::kaneko2023_extended`].
+pub const EXTENDED_MALE: &[&str] = &[
+    "men", "males", "boys", "brothers", "fathers", "sons", "husbands", "boyfriends", "himself",
+    "dad", "dads", "daddy", "grandfather", "grandpa", "grandson", "uncle", "uncles", "nephew",
+    "gentleman", "gentlemen", "guy", "guys", "mr", "sir", "king", "prince", "fiance", "groom",
+];
+
+/// Female words added to [`KANEKO2023_FEMALE`] by [`GenderWords::kaneko2023_extended`].
+pub const EXTENDED_FEMALE: &[&str] = &[
+    "women", "females", "girls", "sisters", "mothers", "daughters", "wives", "girlfriends",
+    "herself", "hers", "mom", "moms", "mommy", "grandmother", "grandma", "granddaughter", "aunt",
+    "aunts", "niece", "lady", "ladies", "gal", "gals", "mrs", "ms", "queen", "princess", "fiancee",
+    "bride",
+];
+
 /// The male words of kaneko2023 §3.1.
 pub const KANEKO2023_MALE: &[&str] = &[
     "he",
@@ -121,6 +136,21 @@ pub struct GenderWords {
 }
 
 impl GenderWords {
+    /// The paper's lists with plurals and common kin and address terms added
+    /// ([`EXTENDED_MALE`], [`EXTENDED_FEMALE`]): for telling the male from the female sentence of
+    /// a CrowS-Pairs gender pair, where `women`/`men` and `girls`/`boys` are frequent (the
+    /// experiment's mining keeps the paper's lists).
+    pub fn kaneko2023_extended() -> Self {
+        let mut words = Self::kaneko2023();
+        words
+            .male
+            .extend(EXTENDED_MALE.iter().map(|w| (*w).to_owned()));
+        words
+            .female
+            .extend(EXTENDED_FEMALE.iter().map(|w| (*w).to_owned()));
+        words
+    }
+
     /// The word lists of kaneko2023 §3.1: [`KANEKO2023_MALE`] and [`KANEKO2023_FEMALE`].
     pub fn kaneko2023() -> Self {
         // The constants are lower-case single words in disjoint lists (a unit test checks it
@@ -870,6 +900,16 @@ pub fn write_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extended_lists_pass_validation_and_contain_the_papers() {
+        let ext = GenderWords::kaneko2023_extended();
+        let checked = GenderWords::new(ext.male(), ext.female()).unwrap();
+        assert_eq!(checked, ext);
+        assert!(ext.male().len() == KANEKO2023_MALE.len() + EXTENDED_MALE.len());
+        assert!(ext.female().len() == KANEKO2023_FEMALE.len() + EXTENDED_FEMALE.len());
+        assert_eq!(ext.classify("Women can't drive."), Some(Gender::Female));
+    }
 
     #[test]
     fn kaneko2023_lists_pass_validation() {
