@@ -9,12 +9,13 @@
 //! ```
 //!
 //! The pair file needs a `group_id` column naming each pair's original (an original's
-//! `group_id` is its own id). The default model, `fixtures/models/bert`, is a tiny *random*
-//! checkpoint: the pipeline runs in a second but its numbers mean nothing. A later issue
-//! provides a trained demo model; pass any Hugging Face folder (`config.json`,
-//! `model.safetensors`, `tokenizer.json`) with `--model`. Relative paths are tried from the
-//! current directory, then from the repository root. `--data-dir` is accepted for symmetry with
-//! the other examples and ignored.
+//! `group_id` is its own id). The default model is `data/demo-mlm`, the small demonstration
+//! masked LM that `make demo` builds; without it the example says so and falls back to
+//! `fixtures/models/bert`, a tiny *random* checkpoint that runs in a second but whose numbers
+//! mean nothing. Pass any Hugging Face folder (`config.json`, `model.safetensors`,
+//! `tokenizer.json`) with `--model`. Relative paths are tried from the current directory, then
+//! from the repository root. `--data-dir` is accepted for symmetry with the other examples and
+//! ignored.
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
@@ -40,6 +41,19 @@ fn resolve(p: PathBuf) -> PathBuf {
     }
 }
 
+/// `data/demo-mlm` (built by `make demo`) if it holds a model, else the tiny random fixture.
+fn default_model() -> PathBuf {
+    let demo = resolve("data/demo-mlm".into());
+    if demo.join("config.json").is_file() {
+        return demo;
+    }
+    eprintln!(
+        "data/demo-mlm not found (built by `make demo`); using the tiny random \
+         fixtures/models/bert, whose numbers mean nothing"
+    );
+    "fixtures/models/bert".into()
+}
+
 fn row(label: &str, s: &AgreementSummary) -> String {
     format!(
         "| {label} | {} | {} | {}/{} | {:.3} | {}/{} | {:.3} | {:.3} |",
@@ -56,7 +70,7 @@ fn row(label: &str, s: &AgreementSummary) -> String {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let mut model_dir = PathBuf::from("fixtures/models/bert");
+    let mut model_dir: Option<PathBuf> = None;
     let mut pairs_path = PathBuf::from("fixtures/paraphrase/pairs.csv");
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -65,7 +79,7 @@ fn main() -> Result<(), Box<dyn Error>> {
                 .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
         };
         match flag.as_str() {
-            "--model" => model_dir = value()?.into(),
+            "--model" => model_dir = Some(value()?.into()),
             "--pairs" => pairs_path = value()?.into(),
             "--data-dir" => {
                 value()?;
@@ -78,7 +92,8 @@ fn main() -> Result<(), Box<dyn Error>> {
             other => return Err(format!("unknown argument {other:?}\n{USAGE}").into()),
         }
     }
-    let (model_dir, pairs_path) = (resolve(model_dir), resolve(pairs_path));
+    let pairs_path = resolve(pairs_path);
+    let model_dir = resolve(model_dir.unwrap_or_else(default_model));
     let data = bias_data::load_pairs(&pairs_path)?;
     let started = Instant::now();
     let model = PlmModel::load(&model_dir, DeviceSpec::Auto, tch::Kind::Float)?;

