@@ -96,6 +96,7 @@ fn saved_checkpoints_give_the_log_probabilities_transformers_gives() {
                 worst = worst.max((got - want.as_f64().unwrap()).abs());
             }
         }
+        eprintln!("{name}: max |Δ log p| = {worst:e}");
         assert!(worst < TOL, "{name}: max |Δ log p| = {worst:e}");
     }
 }
@@ -153,6 +154,7 @@ fn training_again_reproduces_the_committed_checkpoints() {
             &tmp.join("model.safetensors"),
         );
         // Same code, seed and data; only the CPU's floating-point kernels may differ.
+        eprintln!("{name}: retrained, max |Δw| = {diff:e}");
         assert!(diff < 1e-5, "{name}: max |Δw| = {diff:e}");
         let cfg: Value =
             serde_json::from_str(&std::fs::read_to_string(tmp.join("config.json")).unwrap())
