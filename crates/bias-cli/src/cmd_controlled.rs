@@ -136,7 +136,9 @@ pub fn run(args: &ControlledArgs, out: &mut impl Write) -> Result<(), CliError> 
             Kind::Float,
             Some(rate_name(set.rate)),
         )?;
-        let table = score_rate(args, &loaded, &pairs, set.rate)?;
+        // Hashing the weights once per model: both saved results are keyed by it.
+        let sha = model_digest(&dir)?;
+        let table = score_rate(args, &loaded, &sha, &pairs, set.rate)?;
         let (oriented, left_out) = orient_by_gender(&table, &male, &female);
         if evals.is_empty() {
             eprintln!(
@@ -146,7 +148,7 @@ pub fn run(args: &ControlledArgs, out: &mut impl Write) -> Result<(), CliError> 
                 left_out.len()
             );
         }
-        let templates = template_rate(args, &loaded, &dir, &targets, set.rate)?;
+        let templates = template_rate(args, &loaded, &sha, &targets, set.rate)?;
         evals.push(RateEvaluation {
             rate: set.rate,
             model: loaded.name.clone(),
@@ -237,15 +239,15 @@ fn train_rate(args: &ControlledArgs, set: &RateSet) -> Result<PathBuf, CliError>
 fn score_rate(
     args: &ControlledArgs,
     loaded: &Loaded,
+    model_sha256: &str,
     pairs: &[SentencePair],
     rate: f64,
 ) -> Result<ScoreTable, CliError> {
     let kinds: Vec<ScorerKind> = parse_scorers(&args.scorers)?;
     let options = ScoringOptions::default();
-    let dir = args.out.join("models").join(rate_name(rate));
     let fingerprint = RunFingerprint {
         model: loaded.name.clone(),
-        model_sha256: model_digest(&dir)?,
+        model_sha256: model_sha256.to_owned(),
         dataset: "crows-pairs".into(),
         dataset_sha256: format!("gender pairs of {}", args.data_dir.display()),
         scorers: kinds.iter().map(|k| k.name().to_owned()).collect(),
@@ -265,7 +267,7 @@ fn score_rate(
 fn template_rate(
     args: &ControlledArgs,
     loaded: &Loaded,
-    dir: &Path,
+    model_sha256: &str,
     targets: &[String],
     rate: f64,
 ) -> Result<TemplateResults, CliError> {
@@ -273,10 +275,9 @@ fn template_rate(
         .out
         .join("templates")
         .join(format!("{}.json", rate_name(rate)));
-    let sha = model_digest(dir)?;
     if let Ok(text) = std::fs::read_to_string(&path) {
         if let Ok(saved) = serde_json::from_str::<TemplateResults>(&text) {
-            if saved.model_sha256 == sha && saved.targets == targets {
+            if saved.model_sha256 == model_sha256 && saved.targets == targets {
                 return Ok(saved);
             }
         }
@@ -285,7 +286,7 @@ fn template_rate(
     let tbs = template_based_score(m, t, d, targets, &TbsOptions::default())?;
     let probe = gender_probe(m, t, d, targets, &ProbeOptions::default())?;
     let results = TemplateResults {
-        model_sha256: sha,
+        model_sha256: model_sha256.to_owned(),
         targets: targets.to_vec(),
         tbs: tbs.rows.iter().map(|r| r.score).collect(),
         he: probe.means[0],

@@ -230,8 +230,11 @@ impl MlmTrainer {
 
     /// Tokenises the sentences, cutting them to `max_length`; sentences with no ordinary token
     /// are errors naming their index.
-    fn tokenise(&self, sentences: &[String]) -> Result<Vec<TokenSeq>, PlmError> {
-        let tokenizer = PlmTokenizer::from_dir(&self.base)?;
+    fn tokenise(
+        &self,
+        tokenizer: &PlmTokenizer,
+        sentences: &[String],
+    ) -> Result<Vec<TokenSeq>, PlmError> {
         sentences
             .iter()
             .enumerate()
@@ -314,7 +317,8 @@ impl MaskedLmTrainer for MlmTrainer {
             return Ok(done);
         }
         let device = self.device.resolve_checked()?;
-        let seqs = self.tokenise(sentences)?;
+        let tokenizer = PlmTokenizer::from_dir(&self.base)?;
+        let seqs = self.tokenise(&tokenizer, sentences)?;
         // A run that panicked elsewhere leaves no state behind the lock to protect.
         let _turn = TRAINING.lock().unwrap_or_else(|e| e.into_inner());
         let mut params = Parameters::load(&self.base, device, self.new_head, config.seed)?;
@@ -323,7 +327,6 @@ impl MaskedLmTrainer for MlmTrainer {
         create_dir(&self.out)?;
         let mut log = open_log(&self.out, start)?;
 
-        let tokenizer = PlmTokenizer::from_dir(&self.base)?;
         let tokens = MaskTokens {
             mask: tokenizer.mask_id()?,
             pad: tokenizer.pad_id()?,
@@ -348,20 +351,17 @@ impl MaskedLmTrainer for MlmTrainer {
             let mut rng = step_rng(config.seed, step);
             let masked = corrupt_batch(&batch, tokens, config.mask_probability, &mut rng);
             tch::manual_seed(config.seed.wrapping_add(step as u64) as i64);
-            let model = params.model(device)?;
-            let loss = batch_loss(&model, &masked, dropout, device)?;
-            loss.f_backward()?;
-            let grad_norm = optimiser.clip_grad_norm(config.max_grad_norm)?;
             let lr = linear_schedule(config.learning_rate, step, warmup, total);
-            optimiser.step(lr)?;
-            let value = loss.f_double_value(&[])?;
-            if !value.is_finite() {
-                return Err(PlmError::Training(format!(
-                    "the loss became {value} at step {} (learning rate {lr:e}); lower the \
-                     learning rate",
-                    step + 1
-                )));
-            }
+            let model = params.model(device)?;
+            let (value, grad_norm) = optimise(
+                &model,
+                &mut optimiser,
+                &masked,
+                dropout,
+                lr,
+                config.max_grad_norm,
+            )
+            .map_err(|e| at_step(e, step, lr))?;
             losses.push(value);
             writeln!(log, "{},{value:.6},{lr:.6e},{grad_norm:.6}", step + 1)
                 .map_err(|source| self.io(LOG_FILE, source))?;
@@ -434,6 +434,38 @@ impl MlmTrainer {
             path: self.out.join(file),
             source,
         }
+    }
+}
+
+/// One optimiser step on one batch: returns the loss and the gradient norm before clipping. A
+/// loss that is not finite stops before the weights are touched.
+fn optimise(
+    model: &PlmModel,
+    optimiser: &mut AdamW,
+    batch: &masking::MaskedBatch,
+    dropout: Dropout,
+    lr: f64,
+    max_grad_norm: f64,
+) -> Result<(f64, f64), PlmError> {
+    let loss = batch_loss(model, batch, dropout, model.device())?;
+    let value = loss.f_double_value(&[])?;
+    if !value.is_finite() {
+        return Err(PlmError::Training(format!("the loss became {value}")));
+    }
+    loss.f_backward()?;
+    let grad_norm = optimiser.clip_grad_norm(max_grad_norm)?;
+    optimiser.step(lr)?;
+    Ok((value, grad_norm))
+}
+
+/// Adds the step and the learning rate to a training error, with what to try.
+fn at_step(e: PlmError, step: usize, lr: f64) -> PlmError {
+    match e {
+        PlmError::Training(what) => PlmError::Training(format!(
+            "{what} at step {} (learning rate {lr:e}); lower the learning rate",
+            step + 1
+        )),
+        other => other,
     }
 }
 
