@@ -32,6 +32,10 @@ use bias_plm::{
 };
 use bias_robust::{advantaged_split, human_agreement, records_scored_in, DEFAULT_MIN_MATCHING};
 
+#[path = "common/mod.rs"]
+mod common;
+use common::{default_model, resolve};
+
 const USAGE: &str =
     "usage: kaneko2022_aul_aula [--model DIR] [--data-dir DIR] [--threads N] [--stereoset]";
 
@@ -42,28 +46,6 @@ const KINDS: [ScorerKind; 5] = [
     ScorerKind::Aula,
     ScorerKind::AllMasked,
 ];
-
-/// `p` as given if it exists (or is absolute), else relative to the repository root.
-fn resolve(p: PathBuf) -> PathBuf {
-    if p.is_absolute() || p.exists() {
-        p
-    } else {
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(p)
-    }
-}
-
-/// `data/demo-mlm` (built by `make demo`) if it holds a model, else the tiny random fixture.
-fn default_model() -> PathBuf {
-    let demo = resolve("data/demo-mlm".into());
-    if demo.join("config.json").is_file() {
-        return demo;
-    }
-    eprintln!(
-        "data/demo-mlm not found (built by `make demo`); using the tiny random \
-         fixtures/models/bert, whose numbers mean nothing"
-    );
-    "fixtures/models/bert".into()
-}
 
 /// One data set scored by every scorer.
 struct Scored {

@@ -49,6 +49,10 @@ use bias_robust::controlled::{
     controlled_study, orient_by_gender, ControlledOptions, Probe, RateEvaluation,
 };
 
+#[path = "common/mod.rs"]
+mod common;
+use common::resolve;
+
 const USAGE: &str = "usage: kaneko2023_bias_controlled [--model DIR] [--data-dir DIR] \
                      [--out DIR] [--sentences N] [--threads N]";
 
@@ -57,15 +61,6 @@ const KINDS: [ScorerKind; 3] = [ScorerKind::Aul, ScorerKind::Aula, ScorerKind::C
 const SEED: u64 = 0;
 const MAX_LENGTH: usize = 64;
 const BOOTSTRAP: usize = 200;
-
-/// `p` as given if it exists (or is absolute), else relative to the repository root.
-fn resolve(p: PathBuf) -> PathBuf {
-    if p.is_absolute() || p.exists() {
-        p
-    } else {
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(p)
-    }
-}
 
 struct Args {
     model: PathBuf,

@@ -30,29 +30,11 @@ use bias_plm::{
 };
 use bias_robust::{subsample_study, RobustnessConfig, SyncMeasure};
 
+#[path = "common/mod.rs"]
+mod common;
+use common::{default_model, resolve};
+
 const USAGE: &str = "usage: liu2024_kls_jss [--model DIR] [--data-dir DIR] [--threads N]";
-
-/// `p` as given if it exists (or is absolute), else relative to the repository root.
-fn resolve(p: PathBuf) -> PathBuf {
-    if p.is_absolute() || p.exists() {
-        p
-    } else {
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(p)
-    }
-}
-
-/// `data/demo-mlm` (built by `make demo`) if it holds a model, else the tiny random fixture.
-fn default_model() -> PathBuf {
-    let demo = resolve("data/demo-mlm".into());
-    if demo.join("config.json").is_file() {
-        return demo;
-    }
-    eprintln!(
-        "data/demo-mlm not found (built by `make demo`); using the tiny random \
-         fixtures/models/bert, whose numbers mean nothing"
-    );
-    "fixtures/models/bert".into()
-}
 
 /// Scores `pairs` with `kind` into a score table (pairs that tokenise identically are skipped).
 fn score(

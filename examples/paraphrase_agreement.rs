@@ -18,7 +18,7 @@
 //! ignored.
 
 use std::error::Error;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use bias_plm::{
@@ -27,32 +27,14 @@ use bias_plm::{
 };
 use bias_robust::{paraphrase_agreement, AgreementSummary, ParaphraseOptions, DEFAULT_NEAR_TIE};
 
+#[path = "common/mod.rs"]
+mod common;
+use common::{default_model, resolve};
+
 const USAGE: &str =
     "usage: paraphrase_agreement [--model DIR] [--pairs FILE] [--data-dir DIR] [--threads N]";
 
 const KINDS: [ScorerKind; 2] = [ScorerKind::Aul, ScorerKind::Cps];
-
-/// `p` as given if it exists (or is absolute), else relative to the repository root.
-fn resolve(p: PathBuf) -> PathBuf {
-    if p.is_absolute() || p.exists() {
-        p
-    } else {
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(p)
-    }
-}
-
-/// `data/demo-mlm` (built by `make demo`) if it holds a model, else the tiny random fixture.
-fn default_model() -> PathBuf {
-    let demo = resolve("data/demo-mlm".into());
-    if demo.join("config.json").is_file() {
-        return demo;
-    }
-    eprintln!(
-        "data/demo-mlm not found (built by `make demo`); using the tiny random \
-         fixtures/models/bert, whose numbers mean nothing"
-    );
-    "fixtures/models/bert".into()
-}
 
 fn row(label: &str, s: &AgreementSummary) -> String {
     format!(

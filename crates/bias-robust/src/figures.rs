@@ -189,6 +189,21 @@ fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
+/// Draws the series labels of `chart` at `position` in the style every figure shares.
+fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font(font(LEGEND_SIZE))
+        .background_style(WHITE.mix(0.85))
+        .border_style(GREY)
+        .draw()
+        .map_err(fe)
+}
+
 /// A solid legend swatch.
 fn swatch(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
     move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], c.stroke_width(3))
@@ -410,14 +425,7 @@ fn draw_densities<DB: DrawingBackend>(
                 .legend(swatch(*c));
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(font(LEGEND_SIZE))
-        .background_style(WHITE.mix(0.85))
-        .border_style(GREY)
-        .draw()
-        .map_err(fe)
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -557,14 +565,7 @@ fn draw_curves<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, d: &CurveData)
                 .legend(dashed_swatch(c));
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font(font(LEGEND_SIZE))
-        .background_style(WHITE.mix(0.85))
-        .border_style(GREY)
-        .draw()
-        .map_err(fe)
+    legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -639,14 +640,7 @@ fn draw_roc<DB: DrawingBackend>(
             .label(format!("{label} (AUC = {auc:.3})"))
             .legend(swatch(c));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .label_font(font(LEGEND_SIZE))
-        .background_style(WHITE.mix(0.85))
-        .border_style(GREY)
-        .draw()
-        .map_err(fe)
+    legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -799,14 +793,7 @@ fn draw_hist<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, d: &HistData) ->
             BLACK.stroke_width(1),
         ))
         .map_err(fe)?;
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font(font(LEGEND_SIZE))
-        .background_style(WHITE.mix(0.85))
-        .border_style(GREY)
-        .draw()
-        .map_err(fe)
+    legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1148,15 +1135,8 @@ fn draw_trend_panel<DB: DrawingBackend>(
     if p.series.len() < 2 {
         return Ok(());
     }
-    chart
-        .configure_series_labels()
-        // The he/she lines cross near r = 0.5, P = 0.5: the top centre stays clear.
-        .position(SeriesLabelPosition::UpperMiddle)
-        .label_font(font(LEGEND_SIZE))
-        .background_style(WHITE.mix(0.85))
-        .border_style(GREY)
-        .draw()
-        .map_err(fe)
+    // The he/she lines cross near r = 0.5, P = 0.5: the top centre stays clear.
+    legend(&mut chart, SeriesLabelPosition::UpperMiddle)
 }
 
 /// `"-0.0"` → `"0.0"`: a tick at zero computed as a tiny negative number.
