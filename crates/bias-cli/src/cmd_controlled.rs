@@ -25,6 +25,7 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 use tch::Kind;
 
+use crate::cmd_measure::MeasureName;
 use crate::cmd_score::{model_digest, parse_scorers, score_with, Loaded};
 use crate::cmd_train::{summary, TrainArgs};
 use crate::error::CliError;
@@ -54,9 +55,14 @@ pub struct ControlledArgs {
     /// PLL scorers run on the CrowS-Pairs gender pairs.
     #[arg(long, value_delimiter = ',', default_value = "aul,aula,cps,sss")]
     scorers: Vec<String>,
-    /// Measures computed on each scorer's male-oriented table: indicator, kls, jss.
-    #[arg(long, value_delimiter = ',', default_value = "indicator,kls,jss")]
-    measures: Vec<String>,
+    /// Measures computed on each scorer's male-oriented table.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "indicator,kls,jss"
+    )]
+    measures: Vec<MeasureName>,
     /// Bootstrap resamples of the evaluation items for each ρ's interval (0: none).
     #[arg(long, default_value_t = 1000)]
     bootstrap: usize,
@@ -161,7 +167,7 @@ pub fn run(args: &ControlledArgs, out: &mut impl Write) -> Result<(), CliError> 
         });
     }
     let study = ControlledOptions {
-        pair_measures: parse_measures(&args.measures)?,
+        pair_measures: args.measures.iter().map(|m| pair_measure(*m)).collect(),
         bootstrap: args.bootstrap,
         seed: args.train.seed,
         ..ControlledOptions::default()
@@ -297,18 +303,13 @@ fn template_rate(
     Ok(results)
 }
 
-fn parse_measures(names: &[String]) -> Result<Vec<PairMeasure>, CliError> {
-    names
-        .iter()
-        .map(|n| match n.trim() {
-            "indicator" => Ok(PairMeasure::Indicator),
-            "kls" => Ok(PairMeasure::Kls),
-            "jss" => Ok(PairMeasure::Jss(bias_metrics::JssVariant::AuthorsCode)),
-            other => Err(CliError::Usage(format!(
-                "unknown measure {other:?}: use indicator, kls or jss"
-            ))),
-        })
-        .collect()
+/// The study's form of a measure named on the command line (JSS as the authors compute it).
+fn pair_measure(name: MeasureName) -> PairMeasure {
+    match name {
+        MeasureName::Indicator => PairMeasure::Indicator,
+        MeasureName::Kls => PairMeasure::Kls,
+        MeasureName::Jss => PairMeasure::Jss(bias_metrics::JssVariant::AuthorsCode),
+    }
 }
 
 fn save_report(report: &ControlledReport, out: &Path) -> Result<(), CliError> {

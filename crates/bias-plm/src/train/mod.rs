@@ -352,6 +352,8 @@ impl MaskedLmTrainer for MlmTrainer {
             let masked = corrupt_batch(&batch, tokens, config.mask_probability, &mut rng);
             tch::manual_seed(config.seed.wrapping_add(step as u64) as i64);
             let lr = linear_schedule(config.learning_rate, step, warmup, total);
+            // Rebuilt each step (a hundred shallow clones): the model holds views of the
+            // parameters (the token-type row) that must see the previous in-place update.
             let model = params.model(device)?;
             let (value, grad_norm) = optimise(
                 &model,
