@@ -48,6 +48,9 @@ enum Command {
     /// correlation between measures.
     #[command(subcommand)]
     Robust(RobustCommand),
+    /// Every table and figure of a paper (kaneko2022, liu2024, paraphrase, kaneko2023,
+    /// schroeder2024) on the given models, numbered as in the paper, with an index of their status.
+    Reproduce(reproduce::ReproduceArgs),
     /// An HTML report (and Markdown copy) with measures, figures and robustness analyses.
     Report(report::ReportArgs),
     /// Embedding measures (SAME, WEAT, gWEAT, DirectBias) on word vectors or a model.
@@ -75,6 +78,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Merge(a) => merge::run(&a, &mut out),
         Command::Robust(c) => c.run(&mut out),
         Command::Report(a) => report::run(&a, &mut out),
+        Command::Reproduce(a) => reproduce::run(&a, &mut out),
         Command::Embed(a) => embed::run(&a, &mut out),
         Command::Debias(a) => debias::run(&a, &mut out),
         Command::Stats(c) => c.run(&mut out),

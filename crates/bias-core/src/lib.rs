@@ -12,6 +12,7 @@
 //!   cheap analysis half, with CSV and JSON round trips;
 //! - [`BiasMeasure`]: a score table in, a [`Measurement`] out (`bias-metrics`);
 //! - [`Embedder`]: texts in, one vector each out (`bias-plm`, static word vectors in `bias-embed`);
+//! - [`StudyModel`]: a model a paper's reproduction scores once per data set and reuses;
 //! - [`MaskedLmTrainer`]: sentences in, a fine-tuned model out (bias-controlled experiments).
 //!
 //! # Example
@@ -51,6 +52,7 @@ mod pair;
 pub mod run;
 mod score_table;
 mod scoring;
+pub mod study;
 mod traits;
 
 pub use bias_type::{BiasType, Direction};
@@ -60,6 +62,7 @@ pub use pair::SentencePair;
 pub use run::RunError;
 pub use score_table::{ScoreRow, ScoreSlice, ScoreTable, ScoreTableWriter, SCORE_TABLE_COLUMNS};
 pub use scoring::{PairOutcome, PairScore, PairScorer, SentenceScore, SkipReason, Unscorable};
+pub use study::{BoxError, StudyModel};
 pub use traits::{AnyMeasure, BiasMeasure, Embedder, MaskedLmTrainer, TextLayout, TrainingOptions};
 
 #[allow(deprecated)]

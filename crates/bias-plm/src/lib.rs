@@ -60,6 +60,7 @@ mod logprob;
 mod masked_lm;
 mod model;
 mod scorer;
+mod study;
 pub mod template;
 mod tokenizer;
 mod train;
@@ -83,5 +84,6 @@ pub use model::{
     load_model, DebertaOptions, EncodeRequest, EncoderOutput, MaskedLanguageModel, PlmModel,
 };
 pub use scorer::{AlignmentOrder, MlmScorer, ScorerKind, ScoringOptions, SpecialIds, SssAverage};
+pub use study::{ProgressFn, StudiedLm};
 pub use tokenizer::{PlmTokenizer, TokenizedText};
 pub use train::{MlmTrainer, StepReport, TrainedModel, TrainingBatch};

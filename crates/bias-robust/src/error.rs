@@ -200,6 +200,20 @@ pub enum RobustError {
         /// What is wrong with its input.
         problem: String,
     },
+    /// A data set of a reproduction could not be read.
+    #[error(transparent)]
+    Data(#[from] bias_data::DataError),
+    /// A model under study failed to score a data set.
+    #[error("model {model:?} could not score {dataset}")]
+    Model {
+        /// The model's name.
+        model: String,
+        /// The data set.
+        dataset: &'static str,
+        /// The model's error.
+        #[source]
+        source: bias_core::BoxError,
+    },
 }
 
 /// The message of [`RobustError::EmptyWeatSide`].

@@ -37,6 +37,7 @@ pub mod figures;
 pub mod human;
 pub mod paraphrase;
 pub mod report;
+pub mod reproduce;
 mod retest;
 mod robustness;
 mod subsample;

@@ -10,6 +10,7 @@ pub mod finetune;
 pub mod measure;
 pub mod merge;
 pub mod report;
+pub mod reproduce;
 pub mod robust;
 pub mod score;
 pub mod stats;

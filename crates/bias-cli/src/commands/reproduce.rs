@@ -1,0 +1,107 @@
+//! `bias reproduce PAPER --models DIR... --out DIR`: every table and figure of a paper that can
+//! be computed here, numbered as in the paper, with an index of their status
+//! ([`bias_robust::reproduce`] does the work).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use bias_core::StudyModel;
+use bias_plm::StudiedLm;
+use bias_robust::reproduce::{reproduce, Paper, Reproduction, Study};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::error::CliError;
+use crate::model_args::DeviceArgs;
+
+/// Arguments of `bias reproduce`.
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// The paper: kaneko2022, liu2024, paraphrase, kaneko2023 or schroeder2024.
+    pub paper: Paper,
+    /// Hugging Face model folders to study (masked or causal LMs; sentence encoders for
+    /// schroeder2024), one name each (the folder's name).
+    #[arg(long, num_args = 1.., required = true)]
+    pub models: Vec<PathBuf>,
+    /// The folder to write to: one file per table and figure, `index.html`, `index.md`,
+    /// `index.json`; score tables under `scores/` (reused by a rerun and by the other papers'
+    /// reproductions into the same folder's parent, see `--scores`).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Where score tables are kept (default: `<out>/../scores`, shared by the reproductions of
+    /// several papers written side by side).
+    #[arg(long)]
+    pub scores: Option<PathBuf>,
+    /// Where `crows-pairs`, `stereoset` and the other data sets are found.
+    #[arg(long, default_value = bias_data::layout::DEFAULT_DATA_DIR)]
+    pub data_dir: PathBuf,
+    /// Only the first N pairs of each data set (a quick check: the numbers are not the paper's).
+    #[arg(long)]
+    pub max_pairs: Option<usize>,
+    #[command(flatten)]
+    pub device: DeviceArgs,
+}
+
+impl ReproduceArgs {
+    fn scores_dir(&self) -> PathBuf {
+        self.scores.clone().unwrap_or_else(|| {
+            let parent = self.out.parent().filter(|p| !p.as_os_str().is_empty());
+            parent.map_or_else(|| PathBuf::from("scores"), |p| p.join("scores"))
+        })
+    }
+}
+
+fn progress_bar(model: &str) -> bias_plm::ProgressFn {
+    let model = model.to_owned();
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} pairs  ETA {eta_precise}")
+            .expect("valid template"),
+    );
+    Box::new(move |dataset: &str, done: usize, total: usize| {
+        bar.set_message(format!("{model} on {dataset}"));
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        if done == total {
+            bar.finish_and_clear();
+            bar.reset();
+        }
+    })
+}
+
+/// Runs `bias reproduce`.
+pub fn run(args: &ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let mut models: Vec<Box<dyn StudyModel>> = Vec::new();
+    for dir in &args.models {
+        let lm = args.device.open_any(dir, None)?;
+        let name = lm.name().to_owned();
+        models.push(Box::new(
+            StudiedLm::new(lm).with_progress(progress_bar(&name)),
+        ));
+    }
+    let mut study =
+        Study::new(models, &args.data_dir, args.scores_dir())?.with_max_pairs(args.max_pairs);
+    let mut repro = Reproduction::create(args.paper, &args.out)?;
+    let result = reproduce(args.paper, &mut study, &mut repro);
+    // The index lists what was written even when a later table failed.
+    let artifacts = repro.finish()?;
+    result?;
+    writeln!(out, "{} — {} models", args.paper.citation(), study.len())?;
+    for a in &artifacts {
+        let detail = a.status.detail();
+        writeln!(
+            out,
+            "  {:<14} {:<12} {}{}",
+            a.id,
+            a.status.label(),
+            a.title,
+            if detail.is_empty() {
+                String::new()
+            } else {
+                format!(" ({detail})")
+            }
+        )?;
+    }
+    writeln!(out, "index: {}", args.out.join("index.html").display())?;
+    Ok(())
+}

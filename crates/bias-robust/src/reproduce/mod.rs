@@ -1,0 +1,129 @@
+//! Every table and figure of the five papers that can be computed here, one call per paper.
+//!
+//! A reproduction takes the models under study ([`Study`], any [`bias_core::StudyModel`]),
+//! scores each (model, data set) once and writes each of the paper's tables and figures that its
+//! inputs allow, numbered as in the paper, into a folder ([`Reproduction`]): Markdown, CSV and
+//! JSON per table, PNG and SVG per figure, and an index listing every table and figure of the
+//! paper with its status ([`Status`]: reproduced, on substitute data, or out of reach and why).
+//!
+//! ```no_run
+//! use bias_robust::reproduce::{reproduce, Paper, Reproduction, Study};
+//! # fn models() -> Vec<Box<dyn bias_core::StudyModel>> { Vec::new() }
+//! let mut study = Study::new(models(), "data", "out/scores")?;
+//! let mut out = Reproduction::create(Paper::Liu2024, "out/liu2024")?;
+//! reproduce(Paper::Liu2024, &mut study, &mut out)?;
+//! for a in out.finish()? {
+//!     println!("{}: {}", a.id, a.status.label());
+//! }
+//! # Ok::<(), bias_robust::RobustError>(())
+//! ```
+
+mod kaneko2022;
+mod kaneko2023;
+mod liu2024;
+mod output;
+mod paraphrase;
+mod schroeder2024;
+mod study;
+
+pub use output::{Artifact, Cell, Reproduction, Status, Table};
+pub use study::{stereoset_unrelated_pairs, DataSet, Study};
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::RobustError;
+
+/// A paper whose tables and figures this workspace reproduces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Paper {
+    /// Kaneko & Bollegala (2022), "Unmasking the mask — evaluating social biases in masked
+    /// language models", AAAI: AUL, AULA.
+    Kaneko2022,
+    /// Liu et al. (2024), "Robust evaluation measures for evaluating social biases in masked
+    /// language models", AAAI: KLS, JSS.
+    Liu2024,
+    /// The empirical study of log-likelihood MLM scoring under paraphrase (whether a pair's
+    /// verdict survives rewording): MDIFF, MBIAS, MAGREEMENT, MPER_AGREE.
+    Paraphrase,
+    /// Kaneko, Bollegala & Okazaki (2023), "Comparing intrinsic gender bias evaluation measures
+    /// without using human annotated examples", EACL: bias-controlled meta-evaluation.
+    Kaneko2023,
+    /// Schröder, Schulz & Hammer (2024), "The SAME score: improved cosine based bias score for
+    /// word embeddings": SAME, WEAT, gWEAT, DirectBias.
+    Schroeder2024,
+}
+
+impl Paper {
+    /// Every paper, in the order the project documents them.
+    pub const ALL: [Paper; 5] = [
+        Paper::Kaneko2022,
+        Paper::Liu2024,
+        Paper::Paraphrase,
+        Paper::Kaneko2023,
+        Paper::Schroeder2024,
+    ];
+
+    /// The name the CLI takes: `kaneko2022`, `liu2024`, `paraphrase`, `kaneko2023`,
+    /// `schroeder2024`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Paper::Kaneko2022 => "kaneko2022",
+            Paper::Liu2024 => "liu2024",
+            Paper::Paraphrase => "paraphrase",
+            Paper::Kaneko2023 => "kaneko2023",
+            Paper::Schroeder2024 => "schroeder2024",
+        }
+    }
+
+    /// A short citation.
+    pub fn citation(self) -> &'static str {
+        match self {
+            Paper::Kaneko2022 => "Kaneko & Bollegala (2022)",
+            Paper::Liu2024 => "Liu et al. (2024)",
+            Paper::Paraphrase => "the paraphrase-robustness study of PLL bias scores",
+            Paper::Kaneko2023 => "Kaneko, Bollegala & Okazaki (2023)",
+            Paper::Schroeder2024 => "Schröder, Schulz & Hammer (2024)",
+        }
+    }
+}
+
+impl fmt::Display for Paper {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Paper {
+    type Err = RobustError;
+    fn from_str(s: &str) -> Result<Self, RobustError> {
+        Paper::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| RobustError::InvalidParameter {
+                name: "paper".into(),
+                value: s.to_owned(),
+                expected: format!("one of {}", Paper::ALL.map(Paper::name).join(", ")),
+            })
+    }
+}
+
+/// Writes every table and figure of `paper` that `study` allows into `out`, and lists the others
+/// with the reason.
+///
+/// # Errors
+/// The first error of a data set, a model or a file; tables written before it stay on disk.
+pub fn reproduce(
+    paper: Paper,
+    study: &mut Study<'_>,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
+    out.set_models(study.model_names());
+    match paper {
+        Paper::Kaneko2022 => kaneko2022::reproduce(study, out),
+        Paper::Liu2024 => liu2024::reproduce(study, out),
+        Paper::Paraphrase => paraphrase::reproduce(study, out),
+        Paper::Kaneko2023 => kaneko2023::reproduce(study, out),
+        Paper::Schroeder2024 => schroeder2024::reproduce(study, out),
+    }
+}

@@ -1,0 +1,211 @@
+//! The models under study and their score tables: each (model, data set) is scored once into
+//! `<scores>/<model>/<data set>.csv` (resumable) and reused by every table that needs it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use bias_core::{ScoreTable, SentencePair, StudyModel};
+use bias_data::stereoset::Section;
+
+use crate::report::file_part;
+use crate::RobustError;
+
+/// A data set a reproduction scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DataSet {
+    /// CrowS-Pairs (Nangia et al. 2020), every pair.
+    CrowsPairs,
+    /// StereoSet intrasentence dev (Nadeem et al. 2021): (stereotype, anti-stereotype) pairs.
+    StereoSet,
+    /// StereoSet intrasentence dev, each item's two comparisons with its unrelated sentence:
+    /// pairs `<id>/stereo-unrelated` (stereotype, unrelated) and `<id>/anti-unrelated`
+    /// (anti-stereotype, unrelated), for StereoSet's LMS.
+    StereoSetUnrelated,
+}
+
+impl DataSet {
+    /// The name written to score tables and file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            DataSet::CrowsPairs => "crows-pairs",
+            DataSet::StereoSet => "stereoset",
+            DataSet::StereoSetUnrelated => "stereoset-unrelated",
+        }
+    }
+}
+
+/// The pairs of StereoSet's comparisons with the unrelated sentence (see
+/// [`DataSet::StereoSetUnrelated`]), two per item, in item order.
+///
+/// # Errors
+/// [`RobustError::Data`] if the file cannot be read or an item lacks a sentence.
+pub fn stereoset_unrelated_pairs(path: &Path) -> Result<Vec<SentencePair>, RobustError> {
+    let set = bias_data::stereoset::read_stereoset_path(path)?;
+    let source = path.display().to_string();
+    let mut pairs = Vec::new();
+    for item in set.items(Section::Intrasentence) {
+        let base = item.sentence_pair(&source)?;
+        let t = item.triple(&source)?;
+        for (suffix, sentence) in [("stereo-unrelated", &t.stereo), ("anti-unrelated", &t.anti)] {
+            pairs.push(SentencePair {
+                id: format!("{}/{suffix}", t.id),
+                stereo: sentence.clone(),
+                anti: t.unrelated.clone(),
+                ..base.clone()
+            });
+        }
+    }
+    Ok(pairs)
+}
+
+/// The models of a reproduction, where the data sets are, and the score tables computed so far.
+pub struct Study<'m> {
+    models: Vec<Box<dyn StudyModel + 'm>>,
+    data_dir: PathBuf,
+    scores_dir: PathBuf,
+    max_pairs: Option<usize>,
+    pairs: BTreeMap<DataSet, Vec<SentencePair>>,
+    tables: BTreeMap<(usize, DataSet), ScoreTable>,
+}
+
+impl std::fmt::Debug for Study<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Study")
+            .field("models", &self.model_names())
+            .field("data_dir", &self.data_dir)
+            .field("scores_dir", &self.scores_dir)
+            .field("max_pairs", &self.max_pairs)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'m> Study<'m> {
+    /// A study of `models` on the data under `data_dir` (laid out as
+    /// [`bias_data::layout`] says), keeping score tables under `scores_dir`.
+    ///
+    /// # Errors
+    /// [`RobustError::InvalidConfig`] if two models share a name (their score tables would
+    /// collide: give the folders different names).
+    pub fn new(
+        models: Vec<Box<dyn StudyModel + 'm>>,
+        data_dir: impl Into<PathBuf>,
+        scores_dir: impl Into<PathBuf>,
+    ) -> Result<Self, RobustError> {
+        let mut seen = std::collections::BTreeSet::new();
+        for m in &models {
+            if !seen.insert(file_part(m.name())) {
+                return Err(RobustError::InvalidConfig(format!(
+                    "two models are named {:?}: their score tables would share a file; \
+                     give the model folders different names",
+                    m.name()
+                )));
+            }
+        }
+        Ok(Study {
+            models,
+            data_dir: data_dir.into(),
+            scores_dir: scores_dir.into(),
+            max_pairs: None,
+            pairs: BTreeMap::new(),
+            tables: BTreeMap::new(),
+        })
+    }
+
+    /// Studies only the first `n` pairs of each data set (a quick check; the numbers are not the
+    /// paper's).
+    pub fn with_max_pairs(mut self, n: Option<usize>) -> Self {
+        self.max_pairs = n;
+        self
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// The limit on pairs per data set, if any.
+    pub fn max_pairs(&self) -> Option<usize> {
+        self.max_pairs
+    }
+
+    /// The models' names, in order.
+    pub fn model_names(&self) -> Vec<String> {
+        self.models.iter().map(|m| m.name().to_owned()).collect()
+    }
+
+    /// How many models.
+    pub fn len(&self) -> usize {
+        self.models.len()
+    }
+
+    /// Whether there is no model.
+    pub fn is_empty(&self) -> bool {
+        self.models.is_empty()
+    }
+
+    /// Model `i`, for what a table needs beyond score tables.
+    pub fn model_mut(&mut self, i: usize) -> &mut (dyn StudyModel + 'm) {
+        &mut *self.models[i]
+    }
+
+    /// The pairs of `set` (read once; the first [`Study::with_max_pairs`] of them).
+    ///
+    /// # Errors
+    /// [`RobustError::Data`] if the file cannot be read.
+    pub fn pairs(&mut self, set: DataSet) -> Result<&[SentencePair], RobustError> {
+        if !self.pairs.contains_key(&set) {
+            let mut pairs = match set {
+                DataSet::CrowsPairs => {
+                    bias_data::load_pairs(bias_data::layout::crows_pairs(&self.data_dir))?.pairs
+                }
+                DataSet::StereoSet => {
+                    bias_data::load_pairs(bias_data::layout::stereoset_dev(&self.data_dir))?.pairs
+                }
+                DataSet::StereoSetUnrelated => {
+                    stereoset_unrelated_pairs(&bias_data::layout::stereoset_dev(&self.data_dir))?
+                }
+            };
+            if let Some(n) = self.max_pairs {
+                // Two comparisons per StereoSet item: keep the items of the first n.
+                let keep = if set == DataSet::StereoSetUnrelated {
+                    2 * n
+                } else {
+                    n
+                };
+                pairs.truncate(keep);
+            }
+            self.pairs.insert(set, pairs);
+        }
+        Ok(&self.pairs[&set])
+    }
+
+    /// The score table of model `i` on `set` under every scorer the model has: scored into
+    /// `<scores>/<model>/<set>.csv` the first time (resuming a run left there), then reused.
+    ///
+    /// # Errors
+    /// [`RobustError::Data`] for the data set; [`RobustError::Model`] with the model's error.
+    pub fn scores(&mut self, i: usize, set: DataSet) -> Result<&ScoreTable, RobustError> {
+        if !self.tables.contains_key(&(i, set)) {
+            self.pairs(set)?;
+            let name = self.models[i].name().to_owned();
+            let dir = self.scores_dir.join(file_part(&name));
+            std::fs::create_dir_all(&dir).map_err(|source| RobustError::Io {
+                action: "create",
+                path: dir.clone(),
+                source,
+            })?;
+            let out = dir.join(format!("{}.csv", set.name()));
+            let pairs = &self.pairs[&set];
+            self.models[i]
+                .score_into(set.name(), pairs, &out)
+                .map_err(|source| RobustError::Model {
+                    model: name.clone(),
+                    dataset: set.name(),
+                    source,
+                })?;
+            let table = ScoreTable::read_csv_path(&out)?;
+            self.tables.insert((i, set), table);
+        }
+        Ok(&self.tables[&(i, set)])
+    }
+}
