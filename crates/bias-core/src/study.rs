@@ -44,6 +44,71 @@ pub trait StudyModel {
         let _ = sentences;
         Ok(None)
     }
+
+    /// The token ids of `sentence`, special tokens included (the first and last id are the
+    /// tokenizer's special tokens, as the masked-LM scorers of Kaneko & Bollegala 2022 assume),
+    /// for the token-level analyses of Kaneko & Bollegala (2022, §4.2 and Table 4: shuffled
+    /// tokens, unmodified and modified tokens of a pair). `Ok(None)` when the runtime does not
+    /// expose token ids (the default).
+    ///
+    /// # Errors
+    /// The runtime's error, boxed.
+    fn token_ids(&mut self, sentence: &str) -> Result<Option<Vec<i64>>, BoxError> {
+        let _ = sentence;
+        Ok(None)
+    }
+
+    /// Arg-max outcomes of each query (Kaneko & Bollegala 2022, §4.2): for each
+    /// [`TokenQuery`], one `bool` per target position, `true` when the model's most likely
+    /// token there, with the query's masked positions replaced by the mask token, is the
+    /// query's original id. `Ok(None)` when the runtime cannot predict tokens (the default).
+    ///
+    /// # Errors
+    /// The runtime's error, boxed (a position outside its query's ids, for one).
+    fn predict_tokens(
+        &mut self,
+        queries: &[TokenQuery],
+    ) -> Result<Option<Vec<Vec<bool>>>, BoxError> {
+        let _ = queries;
+        Ok(None)
+    }
+
+    /// Sentence embeddings of `texts`, one row each (Schröder et al. 2024 §4.3.4 embed the
+    /// masked CrowS-Pairs sentences and the defining-set terms with the model under study).
+    /// `Ok(None)` when the runtime cannot embed (the default).
+    ///
+    /// # Errors
+    /// The runtime's error, boxed.
+    fn embed(&mut self, texts: &[&str]) -> Result<Option<ndarray::Array2<f32>>, BoxError> {
+        let _ = texts;
+        Ok(None)
+    }
+
+    /// `more` with every token that differs from `less` replaced by the mask token, one mask
+    /// per token, decoded without the outer special tokens: the neutral CrowS-Pairs target of
+    /// Schröder et al. (2024, §4.3.4). `Ok(None)` when the runtime has no tokenizer with a mask
+    /// token (the default).
+    ///
+    /// # Errors
+    /// The runtime's error, boxed.
+    fn mask_differing_tokens(&mut self, more: &str, less: &str) -> Result<Option<String>, BoxError> {
+        let _ = (more, less);
+        Ok(None)
+    }
+}
+
+/// One input of [`StudyModel::predict_tokens`]: token ids (special tokens included), the
+/// positions to replace by the mask token (none for AUL's unmasked pass; each unmodified token
+/// alone for CPS; all modified tokens at once for SSS — Kaneko & Bollegala 2022, Eqs. 2–4), and
+/// the positions whose arg-max prediction is compared with `ids`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TokenQuery {
+    /// Token ids, special tokens included.
+    pub ids: Vec<i64>,
+    /// Positions replaced by the mask token.
+    pub masked: Vec<usize>,
+    /// Positions whose prediction is read, in the order of the outcomes.
+    pub targets: Vec<usize>,
 }
 
 impl<M: StudyModel + ?Sized> StudyModel for Box<M> {
@@ -60,5 +125,20 @@ impl<M: StudyModel + ?Sized> StudyModel for Box<M> {
     }
     fn token_outcomes(&mut self, sentences: &[&str]) -> Result<Option<Vec<Vec<bool>>>, BoxError> {
         (**self).token_outcomes(sentences)
+    }
+    fn token_ids(&mut self, sentence: &str) -> Result<Option<Vec<i64>>, BoxError> {
+        (**self).token_ids(sentence)
+    }
+    fn predict_tokens(
+        &mut self,
+        queries: &[TokenQuery],
+    ) -> Result<Option<Vec<Vec<bool>>>, BoxError> {
+        (**self).predict_tokens(queries)
+    }
+    fn embed(&mut self, texts: &[&str]) -> Result<Option<ndarray::Array2<f32>>, BoxError> {
+        (**self).embed(texts)
+    }
+    fn mask_differing_tokens(&mut self, more: &str, less: &str) -> Result<Option<String>, BoxError> {
+        (**self).mask_differing_tokens(more, less)
     }
 }

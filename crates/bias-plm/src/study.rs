@@ -3,9 +3,9 @@
 use std::path::Path;
 
 use bias_core::run::{run_scoring, RunSummary};
-use bias_core::{BoxError, SentencePair, StudyModel};
+use bias_core::{BoxError, SentencePair, StudyModel, TokenQuery};
 
-use crate::{LanguageModel, ScoringOptions};
+use crate::{Engine, Job, LanguageModel, PlmError, ScoringOptions, Target};
 
 /// Called after every chunk of a scoring run: data set, pairs done, pairs in all.
 pub type ProgressFn = Box<dyn FnMut(&str, usize, usize)>;
@@ -95,5 +95,89 @@ impl StudyModel for StudiedLm {
             out,
             &mut on_chunk,
         )?)
+    }
+
+    /// Masked LMs: one unmasked forward pass per sentence, `true` at each non-special position
+    /// (all but the first and last token, the positions AUL scores; Kaneko & Bollegala 2022,
+    /// Eq. 4) where the arg-max token is the original. Causal LMs: `None`.
+    fn token_outcomes(&mut self, sentences: &[&str]) -> Result<Option<Vec<Vec<bool>>>, BoxError> {
+        let mut queries = Vec::with_capacity(sentences.len());
+        for s in sentences {
+            let Some(ids) = self.token_ids(s)? else {
+                return Ok(None);
+            };
+            let targets = (1..ids.len().saturating_sub(1)).collect();
+            queries.push(TokenQuery {
+                ids,
+                masked: Vec::new(),
+                targets,
+            });
+        }
+        self.predict_tokens(&queries)
+    }
+
+    /// Masked LMs: the tokenizer's ids (special tokens included). Causal LMs: `None`.
+    fn token_ids(&mut self, sentence: &str) -> Result<Option<Vec<i64>>, BoxError> {
+        match &self.lm {
+            LanguageModel::Masked(m) => Ok(Some(m.tokenizer().encode(sentence)?)),
+            LanguageModel::Causal(_) => Ok(None),
+        }
+    }
+
+    /// Masked LMs: the queries go through the batched [`Engine`] (the forward passes the scorers
+    /// use, with this model's batching options). Causal LMs: `None`.
+    fn predict_tokens(
+        &mut self,
+        queries: &[TokenQuery],
+    ) -> Result<Option<Vec<Vec<bool>>>, BoxError> {
+        let LanguageModel::Masked(m) = &self.lm else {
+            return Ok(None);
+        };
+        let special = m.special();
+        let mut jobs = Vec::with_capacity(queries.len());
+        for (i, q) in queries.iter().enumerate() {
+            if q.ids.len() > special.max_tokens {
+                return Err(PlmError::Shape(format!(
+                    "token query {i}: {} tokens, more than the {} the model accepts",
+                    q.ids.len(),
+                    special.max_tokens
+                ))
+                .into());
+            }
+            if let Some(&bad) = q
+                .masked
+                .iter()
+                .chain(&q.targets)
+                .find(|&&p| p >= q.ids.len())
+            {
+                return Err(PlmError::Shape(format!(
+                    "token query {i}: position {bad} lies outside its {} tokens",
+                    q.ids.len()
+                ))
+                .into());
+            }
+            jobs.push(Job {
+                ids: q.ids.clone(),
+                masked: q.masked.clone(),
+                targets: q
+                    .targets
+                    .iter()
+                    .map(|&p| Target {
+                        position: p,
+                        tokens: vec![q.ids[p]],
+                    })
+                    .collect(),
+                attention: false,
+            });
+        }
+        let mut engine = Engine::new(
+            m.model(),
+            special.mask,
+            special.pad,
+            m.device(),
+            self.options.batch,
+        );
+        let results = engine.run(&jobs)?;
+        Ok(Some(results.into_iter().map(|r| r.correct).collect()))
     }
 }
