@@ -62,7 +62,7 @@ pub use pair::SentencePair;
 pub use run::RunError;
 pub use score_table::{ScoreRow, ScoreSlice, ScoreTable, ScoreTableWriter, SCORE_TABLE_COLUMNS};
 pub use scoring::{PairOutcome, PairScore, PairScorer, SentenceScore, SkipReason, Unscorable};
-pub use study::{BoxError, StudyModel, TokenQuery};
+pub use study::{BoxError, FineTuning, GenderTemplates, StudyModel, TokenQuery};
 pub use traits::{AnyMeasure, BiasMeasure, Embedder, MaskedLmTrainer, TextLayout, TrainingOptions};
 
 #[allow(deprecated)]

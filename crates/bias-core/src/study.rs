@@ -45,6 +45,53 @@ pub trait StudyModel {
         Ok(None)
     }
 
+    /// Fine-tunes a copy of the model with the masked-LM objective on `sentences` and returns
+    /// it as a model under study (the bias-controlled models of Kaneko, Bollegala & Okazaki
+    /// 2023, §2: one per rate of bias). A folder that already holds the same run is reused.
+    /// `Ok(None)` when the runtime cannot fine-tune (the default).
+    ///
+    /// # Errors
+    /// The runtime's error, boxed (no sentences, a write failure, ...).
+    fn fine_tune(
+        &mut self,
+        sentences: &[String],
+        request: &FineTuning,
+    ) -> Result<Option<Box<dyn StudyModel>>, BoxError> {
+        let _ = (sentences, request);
+        Ok(None)
+    }
+
+    /// The template measures of Kaneko, Bollegala & Okazaki (2023) on `targets` (occupations):
+    /// TBS per target (Kurita et al. 2019; Appendix A) and the mean probabilities of *he* and
+    /// *she* at the mask of `"[MASK] is a/an [occupation]."` (§3.4, Figure 2). `Ok(None)` when
+    /// the runtime has no masked-LM head (the default).
+    ///
+    /// # Errors
+    /// The runtime's error, boxed (a target that produces no token, ...).
+    fn gender_templates(
+        &mut self,
+        targets: &[String],
+    ) -> Result<Option<GenderTemplates>, BoxError> {
+        let _ = targets;
+        Ok(None)
+    }
+
+    /// The probability (softmax over the vocabulary) of each of `words` at the one `[MASK]` of
+    /// `sentence` (Kaneko, Bollegala & Okazaki 2023, Figure 3: `"[MASK] doesn't have time for
+    /// the family due to work obligations."`). `Ok(None)` when the runtime has no masked-LM head
+    /// (the default).
+    ///
+    /// # Errors
+    /// The runtime's error, boxed (no or several `[MASK]`, a word that is not one token, ...).
+    fn mask_probabilities(
+        &mut self,
+        sentence: &str,
+        words: &[String],
+    ) -> Result<Option<Vec<f64>>, BoxError> {
+        let _ = (sentence, words);
+        Ok(None)
+    }
+
     /// The token ids of `sentence`, special tokens included (the first and last id are the
     /// tokenizer's special tokens, as the masked-LM scorers of Kaneko & Bollegala 2022 assume),
     /// for the token-level analyses of Kaneko & Bollegala (2022, §4.2 and Table 4: shuffled
@@ -126,6 +173,26 @@ impl<M: StudyModel + ?Sized> StudyModel for Box<M> {
     fn token_outcomes(&mut self, sentences: &[&str]) -> Result<Option<Vec<Vec<bool>>>, BoxError> {
         (**self).token_outcomes(sentences)
     }
+    fn fine_tune(
+        &mut self,
+        sentences: &[String],
+        request: &FineTuning,
+    ) -> Result<Option<Box<dyn StudyModel>>, BoxError> {
+        (**self).fine_tune(sentences, request)
+    }
+    fn gender_templates(
+        &mut self,
+        targets: &[String],
+    ) -> Result<Option<GenderTemplates>, BoxError> {
+        (**self).gender_templates(targets)
+    }
+    fn mask_probabilities(
+        &mut self,
+        sentence: &str,
+        words: &[String],
+    ) -> Result<Option<Vec<f64>>, BoxError> {
+        (**self).mask_probabilities(sentence, words)
+    }
     fn token_ids(&mut self, sentence: &str) -> Result<Option<Vec<i64>>, BoxError> {
         (**self).token_ids(sentence)
     }
@@ -141,4 +208,28 @@ impl<M: StudyModel + ?Sized> StudyModel for Box<M> {
     fn mask_differing_tokens(&mut self, more: &str, less: &str) -> Result<Option<String>, BoxError> {
         (**self).mask_differing_tokens(more, less)
     }
+}
+
+/// What [`StudyModel::fine_tune`] trains (Kaneko, Bollegala & Okazaki 2023, §2–3.1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FineTuning {
+    /// Optimiser and objective settings.
+    pub options: crate::TrainingOptions,
+    /// Longest training sequence in tokens (special tokens included).
+    pub max_length: usize,
+    /// The folder the fine-tuned model is saved to (reused when it holds the same run).
+    pub dir: std::path::PathBuf,
+    /// The fine-tuned model's name (its score tables' `model` column).
+    pub name: String,
+}
+
+/// The template measures of one model ([`StudyModel::gender_templates`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenderTemplates {
+    /// TBS per target, in order (positive: male-leaning; Kurita et al. 2019).
+    pub tbs: Vec<f64>,
+    /// Mean probability of *he* over the targets (Kaneko et al. 2023, Figure 2).
+    pub he: f64,
+    /// Mean probability of *she* over the targets.
+    pub she: f64,
 }
