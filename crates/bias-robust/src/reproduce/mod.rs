@@ -19,6 +19,7 @@
 //! ```
 
 mod kaneko2022;
+mod kaneko2022_tokens;
 mod kaneko2023;
 mod liu2024;
 mod output;
@@ -26,6 +27,11 @@ mod paraphrase;
 mod schroeder2024;
 mod study;
 
+pub use kaneko2022_tokens::{
+    scorer_accuracy, shuffled_accuracy, table_1_accuracies, unrelated_accuracy, AccuracyOptions,
+    AccuracySet, AulTokens, Changed, Outcomes, PairedTest, ScorerAccuracy, StereoSetAccuracy,
+    MCNEMAR_ALPHA, SHUFFLE_SEED,
+};
 pub use output::{Artifact, Cell, Reproduction, Status, Table};
 pub use study::{stereoset_unrelated_pairs, DataSet, Study};
 

@@ -1,0 +1,913 @@
+//! Token-prediction accuracy of Kaneko & Bollegala (2022), "Unmasking the mask", §4.2 ("Token
+//! Prediction Accuracy") and §4.5 ("Meaningful Associations and AUL"): the accuracies and
+//! McNemar marks of Table 1, Table 4 (shuffled tokens and unrelated sentences), and the two
+//! named options of what is counted.
+//!
+//! A prediction is correct when the model's most likely token at a position is the original token
+//! there (§4.2). Each scorer predicts with the input it scores with:
+//!
+//! - AUL (and AULA, whose accuracy is the same, §4.2): the unmasked sentence, one pass
+//!   (Eq. 4);
+//! - CPS (CrowS-Pairs): each unmodified token masked alone (Eq. 3);
+//! - SSS (StereoSet): every modified token masked at once (Eq. 2).
+//!
+//! The unmodified and modified tokens are those of the `difflib` alignment of the pair's token
+//! ids (stereotypical sentence first, as the authors' `get_span`), the first and last unmodified
+//! positions (the special tokens) dropped for CPS.
+//!
+//! What is counted is chosen by [`AccuracyOptions`]:
+//!
+//! - [`AulTokens`]: which positions of a sentence AUL's accuracy covers. The paper (§4.2) counts,
+//!   on CrowS-Pairs, "the unmodified tokens between the two sentences in a sentence pair" and, on
+//!   StereoSet, the candidate filling the slot, i.e. the positions its masked counterpart (CPS,
+//!   SSS) predicts ([`AulTokens::Paper`], the default; the authors' public code computes no
+//!   accuracy). [`AulTokens::Sentence`] counts every non-special token (the positions AUL's score
+//!   averages over, the authors' `[1:-1]`), [`AulTokens::WithSpecial`] every token.
+//! - [`StereoSetAccuracy`]: on StereoSet the paper (§4.2) counts test cases: "we consider the
+//!   prediction to be accurate if the predicted sequence of subtokens exactly matches at least one
+//!   of the two candidates" ([`StereoSetAccuracy::Item`], the default: a sentence is right when
+//!   every counted position is; an item when either of its sentences is).
+//!   [`StereoSetAccuracy::Token`] counts positions, as on CrowS-Pairs.
+//!
+//! McNemar's test (exact binomial, with the χ² with continuity correction beside it;
+//! [`bias_metrics::stats::mcnemar_exact`], checked against `statsmodels`) pairs the outcomes of the
+//! same unit: for Table 1, AUL's and the masked scorer's prediction of the same token (the masked
+//! scorer's positions) or of the same item; for Table 4, a token's prediction in the original
+//! sentence and in the shuffled one, where it sits elsewhere (the shuffle moves tokens, it does
+//! not change them, §4.5). The unrelated sentences have other tokens than the original ones, so,
+//! as the paper says under Table 4, no paired test is made for them.
+//!
+//! Shuffling: the non-special subword tokens of each sentence are permuted (the first and last,
+//! special, tokens stay), seeded per sentence from [`SHUFFLE_SEED`], the pair's index and the side,
+//! so a pair's shuffle does not depend on how many pairs are studied. The paper shuffles "the
+//! tokens in a test sentence" and notes that "the set of tokens in a sentence is unchanged under
+//! shuffling"; shuffling words and tokenising again would change the tokens.
+
+use std::fmt;
+use std::str::FromStr;
+
+use bias_core::{SentencePair, StudyModel, TokenQuery};
+use bias_data::difflib::align_tokens;
+use bias_metrics::stats::{mcnemar_chi2, mcnemar_exact, McNemar};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::{Cell, DataSet, Reproduction, Status, Study, Table};
+use crate::RobustError;
+
+/// The seed of Table 4's shuffles (each sentence's generator is this seed with the stream
+/// `2 × pair index + side`).
+pub const SHUFFLE_SEED: u64 = 20220222;
+
+/// The significance level of the paper's McNemar marks (Tables 1 and 4: "p < 0.01").
+pub const MCNEMAR_ALPHA: f64 = 0.01;
+
+/// Which positions of a sentence AUL's token-prediction accuracy covers (Kaneko & Bollegala
+/// 2022, §4.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum AulTokens {
+    /// The positions the data set's masked scorer predicts: the unmodified tokens of the pair on
+    /// CrowS-Pairs (as CPS), the modified tokens (the candidate) on StereoSet (as SSS), so AUL and
+    /// the masked scorer are compared on the same tokens (§4.2). Default.
+    #[default]
+    Paper,
+    /// Every non-special token of the sentence: the positions AUL's score averages over (Eq. 4;
+    /// the authors' `log_probs[1:-1]`).
+    Sentence,
+    /// Every token, the tokenizer's special tokens (`[CLS]`, `[SEP]`, `<s>`, `</s>`) included.
+    WithSpecial,
+}
+
+impl AulTokens {
+    /// Every choice.
+    pub const ALL: [AulTokens; 3] = [
+        AulTokens::Paper,
+        AulTokens::Sentence,
+        AulTokens::WithSpecial,
+    ];
+
+    /// The name the CLI takes: `paper`, `sentence`, `with-special`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AulTokens::Paper => "paper",
+            AulTokens::Sentence => "sentence",
+            AulTokens::WithSpecial => "with-special",
+        }
+    }
+}
+
+impl fmt::Display for AulTokens {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for AulTokens {
+    type Err = RobustError;
+    fn from_str(s: &str) -> Result<Self, RobustError> {
+        AulTokens::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| RobustError::InvalidParameter {
+                name: "AUL accuracy tokens".into(),
+                value: s.to_owned(),
+                expected: "paper, sentence or with-special".into(),
+            })
+    }
+}
+
+/// What StereoSet's token-prediction accuracy counts (Kaneko & Bollegala 2022, §4.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum StereoSetAccuracy {
+    /// Test cases: an item is right when the predicted subtokens match at least one of its two
+    /// candidates exactly (every counted position of its stereotypical sentence, or every one of
+    /// its anti-stereotypical sentence, predicted right), as the paper defines it. Default.
+    #[default]
+    Item,
+    /// Token positions, as on CrowS-Pairs.
+    Token,
+}
+
+impl StereoSetAccuracy {
+    /// Every choice.
+    pub const ALL: [StereoSetAccuracy; 2] = [StereoSetAccuracy::Item, StereoSetAccuracy::Token];
+
+    /// The name the CLI takes: `item`, `token`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StereoSetAccuracy::Item => "item",
+            StereoSetAccuracy::Token => "token",
+        }
+    }
+}
+
+impl fmt::Display for StereoSetAccuracy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for StereoSetAccuracy {
+    type Err = RobustError;
+    fn from_str(s: &str) -> Result<Self, RobustError> {
+        StereoSetAccuracy::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| RobustError::InvalidParameter {
+                name: "StereoSet accuracy".into(),
+                value: s.to_owned(),
+                expected: "item or token".into(),
+            })
+    }
+}
+
+/// What the token-prediction accuracy counts; [`Default`] is the paper's definition (§4.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct AccuracyOptions {
+    /// AUL's positions.
+    pub aul_tokens: AulTokens,
+    /// StereoSet's unit.
+    pub stereoset: StereoSetAccuracy,
+}
+
+/// Which data set's rules apply: CrowS-Pairs (CPS, unmodified tokens, token units) or StereoSet
+/// (SSS, modified tokens, [`StereoSetAccuracy`] units).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AccuracySet {
+    /// CrowS-Pairs (Nangia et al. 2020).
+    CrowsPairs,
+    /// StereoSet intrasentence (Nadeem et al. 2021).
+    StereoSet,
+}
+
+impl AccuracySet {
+    /// The masked scorer of the data set in Table 1: `cps` or `sss`.
+    pub fn masked_scorer(self) -> &'static str {
+        match self {
+            AccuracySet::CrowsPairs => "cps",
+            AccuracySet::StereoSet => "sss",
+        }
+    }
+
+    /// The unit counted under `options`: `token` or `item`.
+    pub fn unit(self, options: AccuracyOptions) -> &'static str {
+        match (self, options.stereoset) {
+            (AccuracySet::StereoSet, StereoSetAccuracy::Item) => "item",
+            _ => "token",
+        }
+    }
+
+    fn by_item(self, options: AccuracyOptions) -> bool {
+        self.unit(options) == "item"
+    }
+}
+
+/// Right/wrong outcomes of one scorer, one per unit (token or item).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Outcomes(pub Vec<bool>);
+
+impl Outcomes {
+    /// Units predicted right.
+    pub fn correct(&self) -> usize {
+        self.0.iter().filter(|&&c| c).count()
+    }
+
+    /// Units counted.
+    pub fn total(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Accuracy in percent (NaN when nothing was counted).
+    pub fn percent(&self) -> f64 {
+        if self.0.is_empty() {
+            f64::NAN
+        } else {
+            100.0 * self.correct() as f64 / self.total() as f64
+        }
+    }
+}
+
+/// McNemar's test on paired outcomes: exact (binomial) and χ² with continuity correction.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairedTest {
+    /// The 2×2 table `[[both right, first only], [second only, both wrong]]`.
+    pub table: [[u64; 2]; 2],
+    /// The exact test.
+    pub exact: McNemar,
+    /// The χ² test with continuity correction (`None` without a discordant pair).
+    pub chi2: Option<McNemar>,
+}
+
+impl PairedTest {
+    /// McNemar's test of `first` against `second` (same length, paired by index).
+    ///
+    /// # Errors
+    /// [`RobustError::Metrics`] if the lengths differ or both are empty.
+    pub fn of(first: &[bool], second: &[bool]) -> Result<Self, RobustError> {
+        let table = bias_metrics::stats::mcnemar_table(first, second)?;
+        Ok(PairedTest {
+            table,
+            exact: mcnemar_exact(table),
+            chi2: mcnemar_chi2(table).ok(),
+        })
+    }
+
+    /// Whether the exact test rejects at [`MCNEMAR_ALPHA`] (the paper's †).
+    pub fn significant(&self) -> bool {
+        self.exact.p_value < MCNEMAR_ALPHA
+    }
+}
+
+/// Table 1 of Kaneko & Bollegala (2022) for one model and data set: the masked scorer's and
+/// AUL's token-prediction accuracy, and McNemar's test between them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScorerAccuracy {
+    /// `cps` (CrowS-Pairs) or `sss` (StereoSet).
+    pub masked_scorer: &'static str,
+    /// `token` or `item`.
+    pub unit: &'static str,
+    /// The masked scorer's outcomes.
+    pub masked: Outcomes,
+    /// AUL's outcomes on the positions [`AulTokens`] chooses.
+    pub aul: Outcomes,
+    /// McNemar's test of AUL against the masked scorer on the same units (the masked scorer's
+    /// positions, or the items); `None` if no unit was counted.
+    pub test: Option<PairedTest>,
+    /// Pairs counted.
+    pub pairs: usize,
+    /// Pairs left out because both sentences tokenise identically.
+    pub skipped_identical: usize,
+    /// Pairs left out because a sentence has no position the masked scorer predicts (SSS with a
+    /// sentence whose tokens all occur in the other; CPS with no unmodified token).
+    pub skipped_empty: usize,
+}
+
+/// One pair, tokenised and aligned.
+struct Aligned {
+    ids: [Vec<i64>; 2],
+    /// Unmodified positions, special tokens dropped.
+    shared: [Vec<usize>; 2],
+    /// Modified positions.
+    modified: [Vec<usize>; 2],
+}
+
+impl Aligned {
+    fn masked_positions(&self, set: AccuracySet, side: usize) -> &[usize] {
+        match set {
+            AccuracySet::CrowsPairs => &self.shared[side],
+            AccuracySet::StereoSet => &self.modified[side],
+        }
+    }
+
+    fn aul_positions(&self, set: AccuracySet, side: usize, tokens: AulTokens) -> Vec<usize> {
+        positions(&self.ids[side], tokens, self.masked_positions(set, side))
+    }
+}
+
+/// The positions of `ids` that `tokens` counts, `paper` being the data set's masked positions.
+fn positions(ids: &[i64], tokens: AulTokens, paper: &[usize]) -> Vec<usize> {
+    let n = ids.len();
+    match tokens {
+        AulTokens::Paper => paper.to_vec(),
+        AulTokens::Sentence => (1..n.saturating_sub(1)).collect(),
+        AulTokens::WithSpecial => (0..n).collect(),
+    }
+}
+
+fn model_err(
+    model: &dyn StudyModel,
+    dataset: &'static str,
+    source: bias_core::BoxError,
+) -> RobustError {
+    RobustError::Model {
+        model: model.name().to_owned(),
+        dataset,
+        source,
+    }
+}
+
+fn no_tokens(model: &dyn StudyModel) -> RobustError {
+    RobustError::InvalidConfig(format!(
+        "model {:?} does not predict tokens (token-prediction accuracy needs a masked LM: \
+         Kaneko & Bollegala 2022, §4.2)",
+        model.name()
+    ))
+}
+
+fn encode(
+    model: &mut dyn StudyModel,
+    dataset: &'static str,
+    sentence: &str,
+) -> Result<Vec<i64>, RobustError> {
+    match model.token_ids(sentence) {
+        Ok(Some(ids)) => Ok(ids),
+        Ok(None) => Err(no_tokens(model)),
+        Err(source) => Err(model_err(model, dataset, source)),
+    }
+}
+
+fn predict(
+    model: &mut dyn StudyModel,
+    dataset: &'static str,
+    queries: &[TokenQuery],
+) -> Result<Vec<Vec<bool>>, RobustError> {
+    match model.predict_tokens(queries) {
+        Ok(Some(out)) if out.len() == queries.len() => Ok(out),
+        Ok(Some(out)) => Err(RobustError::InvalidConfig(format!(
+            "model {:?} answered {} of {} token queries",
+            model.name(),
+            out.len(),
+            queries.len()
+        ))),
+        Ok(None) => Err(no_tokens(model)),
+        Err(source) => Err(model_err(model, dataset, source)),
+    }
+}
+
+fn dataset_name(set: AccuracySet) -> &'static str {
+    match set {
+        AccuracySet::CrowsPairs => DataSet::CrowsPairs.name(),
+        AccuracySet::StereoSet => DataSet::StereoSet.name(),
+    }
+}
+
+/// Tokenises and aligns `pairs`; `None` for a pair whose sentences tokenise identically.
+fn align(
+    model: &mut dyn StudyModel,
+    set: AccuracySet,
+    pairs: &[SentencePair],
+) -> Result<Vec<Option<Aligned>>, RobustError> {
+    let dataset = dataset_name(set);
+    let mut out = Vec::with_capacity(pairs.len());
+    for p in pairs {
+        let s = encode(model, dataset, &p.stereo)?;
+        let a = encode(model, dataset, &p.anti)?;
+        if s == a {
+            out.push(None);
+            continue;
+        }
+        let al = align_tokens(&s, &a);
+        let inner = |v: &[usize]| -> Vec<usize> {
+            if v.len() <= 2 {
+                Vec::new()
+            } else {
+                v[1..v.len() - 1].to_vec()
+            }
+        };
+        out.push(Some(Aligned {
+            shared: [inner(&al.shared_a), inner(&al.shared_b)],
+            modified: [al.modified_a, al.modified_b],
+            ids: [s, a],
+        }));
+    }
+    Ok(out)
+}
+
+fn unmasked(ids: &[i64]) -> TokenQuery {
+    TokenQuery {
+        ids: ids.to_vec(),
+        masked: Vec::new(),
+        targets: (0..ids.len()).collect(),
+    }
+}
+
+/// Reads the outcomes at `at` from an unmasked pass (one outcome per position).
+fn read(all: &[bool], at: &[usize]) -> Vec<bool> {
+    at.iter().map(|&p| all[p]).collect()
+}
+
+/// A sentence's outcomes reduced to units: the item rule needs every position right (and at
+/// least one position).
+fn side_right(outcomes: &[bool]) -> bool {
+    !outcomes.is_empty() && outcomes.iter().all(|&c| c)
+}
+
+/// Table 1 of Kaneko & Bollegala (2022) for one model and data set (see [`ScorerAccuracy`]).
+///
+/// # Errors
+/// [`RobustError::InvalidConfig`] if the model predicts no tokens (a causal LM);
+/// [`RobustError::Model`] with the model's error.
+pub fn scorer_accuracy(
+    model: &mut dyn StudyModel,
+    set: AccuracySet,
+    pairs: &[SentencePair],
+    options: AccuracyOptions,
+) -> Result<ScorerAccuracy, RobustError> {
+    let dataset = dataset_name(set);
+    let aligned = align(model, set, pairs)?;
+    let mut kept = Vec::new();
+    let (mut skipped_identical, mut skipped_empty) = (0, 0);
+    for a in &aligned {
+        match a {
+            None => skipped_identical += 1,
+            Some(a)
+                if a.masked_positions(set, 0).is_empty()
+                    || a.masked_positions(set, 1).is_empty() =>
+            {
+                skipped_empty += 1
+            }
+            Some(a) => kept.push(a),
+        }
+    }
+    // Queries: per pair and side, the unmasked pass, then the masked scorer's passes.
+    let mut queries = Vec::new();
+    for a in &kept {
+        for side in 0..2 {
+            queries.push(unmasked(&a.ids[side]));
+            let at = a.masked_positions(set, side);
+            match set {
+                AccuracySet::CrowsPairs => {
+                    for &p in at {
+                        queries.push(TokenQuery {
+                            ids: a.ids[side].clone(),
+                            masked: vec![p],
+                            targets: vec![p],
+                        });
+                    }
+                }
+                AccuracySet::StereoSet => queries.push(TokenQuery {
+                    ids: a.ids[side].clone(),
+                    masked: at.to_vec(),
+                    targets: at.to_vec(),
+                }),
+            }
+        }
+    }
+    let results = predict(model, dataset, &queries)?;
+    let by_item = set.by_item(options);
+    let (mut masked, mut aul) = (Vec::new(), Vec::new());
+    let (mut paired_masked, mut paired_aul) = (Vec::new(), Vec::new());
+    let mut r = results.iter();
+    for a in &kept {
+        let mut item = [[false; 2]; 2]; // [masked, AUL] × side
+        for side in 0..2 {
+            let all = r.next().expect("one unmasked pass per side");
+            let at = a.masked_positions(set, side);
+            let m: Vec<bool> = match set {
+                AccuracySet::CrowsPairs => at
+                    .iter()
+                    .map(|_| r.next().expect("one pass per unmodified token")[0])
+                    .collect(),
+                AccuracySet::StereoSet => r.next().expect("one SSS pass").clone(),
+            };
+            let chosen = read(all, &a.aul_positions(set, side, options.aul_tokens));
+            let on_masked = read(all, at);
+            if by_item {
+                item[0][side] = side_right(&m);
+                item[1][side] = side_right(&chosen);
+            } else {
+                masked.extend(&m);
+                aul.extend(&chosen);
+                paired_masked.extend(&m);
+                paired_aul.extend(&on_masked);
+            }
+        }
+        if by_item {
+            masked.push(item[0][0] || item[0][1]);
+            aul.push(item[1][0] || item[1][1]);
+            // Items are paired whatever positions AUL counts.
+            paired_masked.push(item[0][0] || item[0][1]);
+            paired_aul.push(item[1][0] || item[1][1]);
+        }
+    }
+    let test = if paired_aul.is_empty() {
+        None
+    } else {
+        Some(PairedTest::of(&paired_aul, &paired_masked)?)
+    };
+    Ok(ScorerAccuracy {
+        masked_scorer: set.masked_scorer(),
+        unit: set.unit(options),
+        masked: Outcomes(masked),
+        aul: Outcomes(aul),
+        test,
+        pairs: kept.len(),
+        skipped_identical,
+        skipped_empty,
+    })
+}
+
+/// AUL's accuracy on changed sentences against the original ones (Table 4 of Kaneko & Bollegala
+/// 2022).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changed {
+    /// `token` or `item`.
+    pub unit: &'static str,
+    /// AUL's outcomes on the original sentences.
+    pub original: Outcomes,
+    /// AUL's outcomes on the changed sentences (paired with `original` by index when `test` is
+    /// made).
+    pub changed: Outcomes,
+    /// McNemar's test (shuffled: paired; unrelated: `None`, the units differ).
+    pub test: Option<PairedTest>,
+    /// Pairs counted.
+    pub pairs: usize,
+    /// Pairs left out because both sentences tokenise identically (or, for the unrelated
+    /// sentences, the unrelated sentence tokenises as the stereotypical one).
+    pub skipped_identical: usize,
+}
+
+impl Changed {
+    /// The drop in accuracy, original − changed, in percentage points (the paper's bracket).
+    pub fn drop(&self) -> f64 {
+        self.original.percent() - self.changed.percent()
+    }
+}
+
+/// Permutes the non-special tokens of `ids`; returns the shuffled ids and, per original
+/// position, its new position.
+fn shuffle(ids: &[i64], seed: u64, stream: u64) -> (Vec<i64>, Vec<usize>) {
+    let n = ids.len();
+    let mut new_pos: Vec<usize> = (0..n).collect();
+    if n <= 3 {
+        return (ids.to_vec(), new_pos);
+    }
+    let mut order: Vec<usize> = (1..n - 1).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(stream);
+    order.shuffle(&mut rng);
+    let mut out = ids.to_vec();
+    for (k, &from) in order.iter().enumerate() {
+        out[1 + k] = ids[from];
+        new_pos[from] = 1 + k;
+    }
+    (out, new_pos)
+}
+
+/// Table 4, shuffled columns: AUL's accuracy when the non-special tokens of every sentence are
+/// shuffled (seeded by `seed`; see the module documentation), against the original sentences,
+/// counted on the positions and units `options` chooses; each counted token is paired with itself
+/// at its new position.
+///
+/// # Errors
+/// As [`scorer_accuracy`].
+pub fn shuffled_accuracy(
+    model: &mut dyn StudyModel,
+    set: AccuracySet,
+    pairs: &[SentencePair],
+    options: AccuracyOptions,
+    seed: u64,
+) -> Result<Changed, RobustError> {
+    let dataset = dataset_name(set);
+    let aligned = align(model, set, pairs)?;
+    let mut queries = Vec::new();
+    let mut plan = Vec::new();
+    for (i, a) in aligned.iter().enumerate() {
+        let Some(a) = a else { continue };
+        for side in 0..2 {
+            let (ids, new_pos) = shuffle(&a.ids[side], seed, 2 * i as u64 + side as u64);
+            queries.push(unmasked(&a.ids[side]));
+            queries.push(unmasked(&ids));
+            plan.push((a.aul_positions(set, side, options.aul_tokens), new_pos));
+        }
+    }
+    let results = predict(model, dataset, &queries)?;
+    let by_item = set.by_item(options);
+    let (mut original, mut changed) = (Vec::new(), Vec::new());
+    let mut item = [[false; 2]; 2];
+    for (k, (at, new_pos)) in plan.iter().enumerate() {
+        let side = k % 2;
+        let o = read(&results[2 * k], at);
+        let moved: Vec<usize> = at.iter().map(|&p| new_pos[p]).collect();
+        let c = read(&results[2 * k + 1], &moved);
+        if by_item {
+            item[0][side] = side_right(&o);
+            item[1][side] = side_right(&c);
+            if side == 1 {
+                original.push(item[0][0] || item[0][1]);
+                changed.push(item[1][0] || item[1][1]);
+            }
+        } else {
+            original.extend(o);
+            changed.extend(c);
+        }
+    }
+    let test = if original.is_empty() {
+        None
+    } else {
+        Some(PairedTest::of(&original, &changed)?)
+    };
+    let skipped = aligned.iter().filter(|a| a.is_none()).count();
+    Ok(Changed {
+        unit: set.unit(options),
+        original: Outcomes(original),
+        changed: Outcomes(changed),
+        test,
+        pairs: aligned.len() - skipped,
+        skipped_identical: skipped,
+    })
+}
+
+/// Table 4, unrelated column: AUL's accuracy on each StereoSet item's unrelated sentence (the
+/// unrelated word in the slot), against the original items ([`scorer_accuracy`]'s AUL on
+/// `pairs`). `unrelated` holds, per item, (stereotypical sentence, unrelated sentence) pairs (the
+/// `…/stereo-unrelated` pairs of [`DataSet::StereoSetUnrelated`]); under [`AulTokens::Paper`] the
+/// counted positions are the unrelated sentence's modified tokens against the stereotypical one
+/// (its candidate), and under [`StereoSetAccuracy::Item`] an item is right when all of them are.
+///
+/// # Errors
+/// As [`scorer_accuracy`].
+pub fn unrelated_accuracy(
+    model: &mut dyn StudyModel,
+    pairs: &[SentencePair],
+    unrelated: &[SentencePair],
+    options: AccuracyOptions,
+) -> Result<Changed, RobustError> {
+    let set = AccuracySet::StereoSet;
+    let dataset = DataSet::StereoSetUnrelated.name();
+    let original = scorer_accuracy(model, set, pairs, options)?.aul;
+    let aligned = align(model, set, unrelated)?;
+    let mut queries = Vec::new();
+    let mut plan = Vec::new();
+    for a in aligned.iter().flatten() {
+        queries.push(unmasked(&a.ids[1]));
+        plan.push(a.aul_positions(set, 1, options.aul_tokens));
+    }
+    let results = predict(model, dataset, &queries)?;
+    let mut changed = Vec::new();
+    for (all, at) in results.iter().zip(&plan) {
+        let c = read(all, at);
+        if set.by_item(options) {
+            changed.push(side_right(&c));
+        } else {
+            changed.extend(c);
+        }
+    }
+    let skipped = aligned.iter().filter(|a| a.is_none()).count();
+    Ok(Changed {
+        unit: set.unit(options),
+        original,
+        changed: Outcomes(changed),
+        test: None,
+        pairs: aligned.len() - skipped,
+        skipped_identical: skipped,
+    })
+}
+
+/// The pairs of [`DataSet::StereoSetUnrelated`] that compare an item's stereotypical sentence
+/// with its unrelated one (`<id>/stereo-unrelated`).
+fn stereo_unrelated(pairs: &[SentencePair]) -> Vec<SentencePair> {
+    pairs
+        .iter()
+        .filter(|p| p.id.ends_with("/stereo-unrelated"))
+        .cloned()
+        .collect()
+}
+
+fn pct(v: f64) -> Cell {
+    Cell::num(v, 2)
+}
+
+fn p_cell(t: &Option<PairedTest>) -> [Cell; 2] {
+    match t {
+        Some(t) => [
+            Cell::num(t.exact.p_value, 6),
+            t.chi2.map_or(Cell::Missing, |c| Cell::num(c.p_value, 6)),
+        ],
+        None => [Cell::Missing, Cell::Missing],
+    }
+}
+
+fn mark(t: &Option<PairedTest>) -> &'static str {
+    match t {
+        Some(t) if t.significant() => " †",
+        _ => "",
+    }
+}
+
+/// Per model, Table 1's accuracies on CrowS-Pairs and StereoSet (see [`scorer_accuracy`]).
+///
+/// # Errors
+/// As [`scorer_accuracy`]; [`RobustError::Data`] for a data set.
+pub fn table_1_accuracies(
+    study: &mut Study<'_>,
+    options: AccuracyOptions,
+) -> Result<Vec<(String, ScorerAccuracy, ScorerAccuracy)>, RobustError> {
+    let cp = study.pairs(DataSet::CrowsPairs)?.to_vec();
+    let ss = study.pairs(DataSet::StereoSet)?.to_vec();
+    let mut out = Vec::new();
+    for i in 0..study.len() {
+        let model = study.model_mut(i);
+        let name = model.name().to_owned();
+        let a = scorer_accuracy(model, AccuracySet::CrowsPairs, &cp, options)?;
+        let b = scorer_accuracy(model, AccuracySet::StereoSet, &ss, options)?;
+        out.push((name, a, b));
+    }
+    Ok(out)
+}
+
+fn options_note(options: AccuracyOptions) -> String {
+    format!(
+        "AUL's accuracy counts the tokens `{}` chooses (--aul-accuracy-tokens; paper: the \
+         unmodified tokens on CrowS-Pairs, the candidate's tokens on StereoSet); StereoSet counts \
+         `{}`s (--stereoset-accuracy; paper: items, right when the predicted subtokens match one \
+         of the two candidates).",
+        options.aul_tokens, options.stereoset
+    )
+}
+
+/// Writes Table 1 of Kaneko & Bollegala (2022) (token-prediction accuracy of CPS, AUL (CP), SSS,
+/// AUL (SS); † where McNemar's exact test of AUL against the masked scorer gives p < 0.01) as
+/// `table-1`, with the paper's default options.
+///
+/// # Errors
+/// As [`table_1_accuracies`]; [`RobustError::Io`] writing the table.
+pub(super) fn table_1(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
+    let options = AccuracyOptions::default();
+    let rows = table_1_accuracies(study, options)?;
+    let mut t = Table::new(&[
+        "MLM",
+        "CPS",
+        "AUL (CP)",
+        "SSS",
+        "AUL (SS)",
+        "CP McNemar p (exact)",
+        "CP McNemar p (χ²)",
+        "SS McNemar p (exact)",
+        "SS McNemar p (χ²)",
+        "CP tokens",
+        "SS items",
+    ]);
+    for (name, cp, ss) in &rows {
+        let [cp_e, cp_c] = p_cell(&cp.test);
+        let [ss_e, ss_c] = p_cell(&ss.test);
+        t.row(vec![
+            name.clone().into(),
+            pct(cp.masked.percent()),
+            format!("{:.2}{}", cp.aul.percent(), mark(&cp.test)).into(),
+            pct(ss.masked.percent()),
+            format!("{:.2}{}", ss.aul.percent(), mark(&ss.test)).into(),
+            cp_e,
+            cp_c,
+            ss_e,
+            ss_c,
+            cp.aul.total().into(),
+            ss.aul.total().into(),
+        ]);
+    }
+    t.note(
+        "Token-prediction accuracy in percent (Kaneko & Bollegala 2022, §4.2): arg-max = original \
+         token; CPS masks each unmodified token alone, SSS all modified tokens at once, AUL \
+         predicts from the unmasked sentence (AULA's accuracy is AUL's).",
+    );
+    t.note(format!(
+        "† AUL differs from the masked scorer by McNemar's exact test, p < {MCNEMAR_ALPHA}, on \
+         paired outcomes (the same tokens on CrowS-Pairs, the same items on StereoSet)."
+    ));
+    t.note(options_note(options));
+    for (name, cp, ss) in &rows {
+        t.note(format!(
+            "{name}: CrowS-Pairs {} pairs ({} tokenise identically, {} without an unmodified \
+             token, left out); StereoSet {} items ({} tokenise identically, {} with a sentence \
+             without a modified token, left out).",
+            cp.pairs,
+            cp.skipped_identical,
+            cp.skipped_empty,
+            ss.pairs,
+            ss.skipped_identical,
+            ss.skipped_empty
+        ));
+    }
+    out.table(
+        "table-1",
+        "Token prediction accuracy of CPS, SSS and AUL on CP and SS",
+        Status::Reproduced,
+        &t,
+    )
+}
+
+/// Writes Table 4 of Kaneko & Bollegala (2022) as `table-4`: AUL's token-prediction accuracy on
+/// shuffled CrowS-Pairs and StereoSet sentences and on StereoSet's unrelated sentences, the drop
+/// against the original sentences in brackets, † where McNemar's exact test gives p < 0.01 (no
+/// test for the unrelated sentences, as in the paper). Shuffles are seeded with
+/// [`SHUFFLE_SEED`]; the paper's default [`AccuracyOptions`].
+///
+/// # Errors
+/// As [`scorer_accuracy`]; [`RobustError::Data`] for a data set; [`RobustError::Io`] writing the
+/// table.
+pub(super) fn table_4(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
+    let options = AccuracyOptions::default();
+    let cp = study.pairs(DataSet::CrowsPairs)?.to_vec();
+    let ss = study.pairs(DataSet::StereoSet)?.to_vec();
+    let unrelated = stereo_unrelated(study.pairs(DataSet::StereoSetUnrelated)?);
+    let mut t = Table::new(&[
+        "MLM",
+        "AUL (CP) shuffled",
+        "AUL (SS) shuffled",
+        "AUL (SS) unrelated",
+        "CP original",
+        "CP McNemar p (exact)",
+        "CP McNemar p (χ²)",
+        "SS original",
+        "SS McNemar p (exact)",
+        "SS McNemar p (χ²)",
+        "CP tokens",
+        "SS items",
+        "unrelated items",
+    ]);
+    let mut counts = Vec::new();
+    for i in 0..study.len() {
+        let model = study.model_mut(i);
+        let name = model.name().to_owned();
+        let c = shuffled_accuracy(model, AccuracySet::CrowsPairs, &cp, options, SHUFFLE_SEED)?;
+        let s = shuffled_accuracy(model, AccuracySet::StereoSet, &ss, options, SHUFFLE_SEED)?;
+        let u = unrelated_accuracy(model, &ss, &unrelated, options)?;
+        let cell = |x: &Changed| -> Cell {
+            format!(
+                "{:.2}{} ({:+.2})",
+                x.changed.percent(),
+                mark(&x.test),
+                -x.drop()
+            )
+            .into()
+        };
+        let [c_e, c_c] = p_cell(&c.test);
+        let [s_e, s_c] = p_cell(&s.test);
+        t.row(vec![
+            name.clone().into(),
+            cell(&c),
+            cell(&s),
+            cell(&u),
+            pct(c.original.percent()),
+            c_e,
+            c_c,
+            pct(s.original.percent()),
+            s_e,
+            s_c,
+            c.changed.total().into(),
+            s.changed.total().into(),
+            u.changed.total().into(),
+        ]);
+        counts.push(format!(
+            "{name}: {} CrowS-Pairs pairs and {} StereoSet items shuffled ({} and {} tokenise \
+             identically, left out); {} unrelated sentences ({} tokenise as the stereotypical \
+             one, left out).",
+            c.pairs,
+            s.pairs,
+            c.skipped_identical,
+            s.skipped_identical,
+            u.pairs,
+            u.skipped_identical
+        ));
+    }
+    t.note(format!(
+        "AUL's token-prediction accuracy in percent (Kaneko & Bollegala 2022, §4.5); in brackets \
+         the change against the original sentences (Table 1's AUL, same tokens). Shuffled: the \
+         non-special subword tokens of each sentence permuted (seed {SHUFFLE_SEED}, stream 2 × \
+         pair index + side), each counted token predicted at its new position; † McNemar's exact \
+         test on the paired outcomes, p < {MCNEMAR_ALPHA}. Unrelated: the unrelated word's tokens \
+         in StereoSet's unrelated sentence; no test (other tokens than the original, as in the \
+         paper)."
+    ));
+    t.note(options_note(options));
+    for c in counts {
+        t.note(c);
+    }
+    out.table(
+        "table-4",
+        "Token-level prediction accuracy of AUL on shuffled (CP, SS) and unrelated (SS) sentences",
+        Status::Reproduced,
+        &t,
+    )
+}
