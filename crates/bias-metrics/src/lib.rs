@@ -63,12 +63,17 @@ mod weighting;
 pub use bootstrap::{bootstrap_ci, BootstrapInterval, BootstrapOptions};
 pub use distribution::{fit_pair_scores, DistributionOptions, SmallTypePolicy};
 pub use gaussian::Gaussian;
-pub use indicator::{Indicator, IndicatorOptions, IndicatorReport, NangiaScores, TieHandling};
+pub use indicator::{
+    Indicator, IndicatorOptions, IndicatorReport, NangiaScores, PairsInN, TieHandling,
+    UnscoredPair,
+};
 pub use jss::{jensen_shannon_bits, jss, jss_authors, jss_paper, Jss, JssVariant};
 pub use kls::{kls, Kls};
 pub use lm_eval::{lm_eval_crows, LmEvalCrows};
 pub use normality::{normality_by_type, NormalityTest, Side};
 pub use score_groups::{score_group_analysis, ScoreGroupAnalysis, ScoreGroupStats};
 pub use spec::MeasureSpec;
-pub use stereoset::{stereoset_scores, ItemScores, Scores, StereoSetScores};
+pub use stereoset::{
+    stereoset_scores, stereoset_scores_of, ItemOutcome, ItemScores, Scores, StereoSetScores,
+};
 pub use weighting::{weighted_by_type, Aggregation, Rounding};

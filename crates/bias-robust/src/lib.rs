@@ -39,6 +39,7 @@ pub mod paraphrase;
 pub mod report;
 pub mod reproduce;
 mod retest;
+mod stereoset;
 mod robustness;
 mod subsample;
 
@@ -66,6 +67,7 @@ pub use robustness::{
     RankAgreement, RepeatSummary, RobustnessOptions, RobustnessReport, ScoreGroupsAtRate,
     ScorerGrouping, ScorerStudy, SyncMeasure, LIU2024_DISTRIBUTION_SCORER,
 };
+pub use stereoset::{stereoset_by_scorer, ScorerStereoSet};
 pub use subsample::{stratum_sizes, StratifiedSampler};
 #[allow(deprecated)]
 pub use {retest::RetestConfig, robustness::RobustnessConfig};

@@ -2,6 +2,11 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use bias_core::ScoreTable;
+use bias_robust::reproduce::stereoset_unrelated_pairs;
+use bias_robust::{stereoset_by_scorer, ScorerStereoSet};
 
 use bias_core::run::Accuracy;
 use bias_core::Measurement;
@@ -9,7 +14,7 @@ use bias_metrics::MeasureSpec;
 use clap::Args;
 use serde::Serialize;
 
-use crate::commands::score::{score, ScoreArgs};
+use crate::commands::score::{score_with, ScoreArgs, ScoreRun};
 use crate::error::CliError;
 use crate::output::{fixed, write_json, Format, Grid};
 use crate::tables::{in_slice, read_slices};
@@ -40,6 +45,9 @@ struct Evaluation<'a> {
     /// Token-prediction accuracy per scorer (kaneko2022 §4.2).
     accuracy: BTreeMap<&'a str, AccuracyJson>,
     measures: Vec<ScorerMeasure>,
+    /// StereoSet's own SS, LMS and ICAT per scorer (Nadeem et al. 2021), on StereoSet only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stereoset: Option<BTreeMap<String, ScorerStereoSet>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -63,8 +71,14 @@ impl From<&Accuracy> for AccuracyJson {
 /// every scorer, overall and per bias type, and each scorer's token-prediction accuracy
 /// (kaneko2022 §4.2).
 pub fn run(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let scored = score(&args.score)?;
+    let lm = args.score.model.open()?;
+    let scored = score_with(&args.score, &lm)?;
     let path = &args.score.out;
+    let stereoset = if scored.dataset == "stereoset" && args.score.shard.is_none() {
+        Some(stereoset_scores(args, &lm)?)
+    } else {
+        None
+    };
     let mut results: Vec<ScorerMeasure> = Vec::new();
     for slice in read_slices(path, None)? {
         for m in MeasureSpec::liu2024() {
@@ -84,6 +98,7 @@ pub fn run(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), CliError> {
                 .map(|(s, a)| (s.as_str(), a.into()))
                 .collect(),
             measures: results,
+            stereoset,
         };
         return write_json(&evaluation, out);
     }
@@ -113,6 +128,18 @@ pub fn run(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
     }
     g.write(args.format, out)?;
+    if let Some(by_scorer) = &stereoset {
+        if args.format == Format::Table {
+            writeln!(
+                out,
+                "\nThe indicator above is the per-pair share of stereotype over anti-stereotype \
+                 (Kaneko & Bollegala 2022). StereoSet's own scores (Nadeem et al. 2021: per \
+                 target term, then the mean; ICAT from the means), written to {}:",
+                stereoset_out(path).display()
+            )?;
+        }
+        stereoset_grid(by_scorer).write(args.format, out)?;
+    }
     if args.format == Format::Table {
         writeln!(out, "\nToken-prediction accuracy (kaneko2022 §4.2):")?;
         for (scorer, acc) in accuracy {
@@ -126,4 +153,69 @@ pub fn run(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The score table of StereoSet's comparisons with the unrelated sentence, next to `out`:
+/// `stereoset.csv` → `stereoset.unrelated.csv`.
+pub fn stereoset_out(out: &Path) -> PathBuf {
+    out.with_extension("unrelated.csv")
+}
+
+/// Scores StereoSet's comparisons with the unrelated sentence (resumable) and computes SS, LMS
+/// and ICAT per scorer.
+fn stereoset_scores(
+    args: &EvaluateArgs,
+    lm: &bias_plm::LanguageModel,
+) -> Result<BTreeMap<String, ScorerStereoSet>, CliError> {
+    let m = &args.score.model;
+    let data = bias_data::layout::resolve_dataset(&m.dataset, &m.data_dir);
+    let mut pairs = stereoset_unrelated_pairs(&data)?;
+    let mut triples = bias_data::stereoset::read_stereoset_triples(
+        &data,
+        bias_data::stereoset::Section::Intrasentence,
+    )?;
+    if let Some(n) = m.limit {
+        pairs.truncate(2 * n);
+        triples.truncate(n);
+    }
+    let unrelated_out = stereoset_out(&args.score.out);
+    let run = ScoreRun {
+        scorers: &crate::model_args::scorer_names(&args.score.scorers, lm),
+        options: m.options(),
+        dataset: "stereoset-unrelated",
+        chunk: args.score.chunk,
+        shard: None,
+    };
+    run.write(lm, &pairs, &unrelated_out)?;
+    let table = ScoreTable::read_csv_path(&args.score.out)?;
+    let unrelated = ScoreTable::read_csv_path(&unrelated_out)?;
+    Ok(stereoset_by_scorer(&triples, &table, &unrelated))
+}
+
+/// SS, LMS and ICAT per scorer, overall and per domain.
+pub fn stereoset_grid(by_scorer: &BTreeMap<String, ScorerStereoSet>) -> Grid {
+    let mut g = Grid::new([
+        "scorer", "domain", "items", "targets", "ss", "lms", "icat", "excluded",
+    ]);
+    for (scorer, s) in by_scorer {
+        let rows = std::iter::once(("overall", &s.scores.overall))
+            .chain(s.scores.by_domain.iter().map(|(d, v)| (d.as_str(), v)));
+        for (domain, v) in rows {
+            g.push(vec![
+                scorer.clone(),
+                domain.to_owned(),
+                v.n_items.to_string(),
+                v.n_targets.to_string(),
+                fixed(v.ss, 2),
+                fixed(v.lms, 2),
+                fixed(v.icat, 2),
+                if domain == "overall" {
+                    s.excluded.len().to_string()
+                } else {
+                    String::new()
+                },
+            ]);
+        }
+    }
+    g
 }

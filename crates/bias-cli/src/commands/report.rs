@@ -205,6 +205,12 @@ pub fn run(a: &ReportArgs, out: &mut impl Write) -> Result<(), CliError> {
         );
     }
 
+    // 4b. StereoSet's own scores (Nadeem et al. 2021) for StereoSet tables that `bias evaluate`
+    //     wrote with their comparisons with the unrelated sentence.
+    if let Some(section) = stereoset_section(&a.scores, &a.crows.data_dir)? {
+        report.push(section);
+    }
+
     // 5. Correlation between measures across models (liu2024 Fig. 4): needs 4 or more models.
     if per_model.len() >= 4 {
         let corr = correlate_measures(&per_model, &CorrelateOptions::default())?;
@@ -221,4 +227,64 @@ pub fn run(a: &ReportArgs, out: &mut impl Write) -> Result<(), CliError> {
     writeln!(out, "report: {}", files.html.display())?;
     writeln!(out, "markdown: {}", files.markdown.display())?;
     Ok(())
+}
+
+/// SS, LMS and ICAT per scorer of every StereoSet score table given that has the table of
+/// comparisons with the unrelated sentence next to it (`stereoset.unrelated.csv`, written by
+/// `bias evaluate`), when the StereoSet file is under `data_dir`.
+fn stereoset_section(
+    scores: &[PathBuf],
+    data_dir: &std::path::Path,
+) -> Result<Option<Section>, CliError> {
+    let data = bias_data::layout::stereoset_dev(data_dir);
+    let mut rows = Vec::new();
+    for path in scores {
+        let unrelated_path = crate::commands::evaluate::stereoset_out(path);
+        if !unrelated_path.is_file() || !data.is_file() {
+            continue;
+        }
+        let table = bias_core::ScoreTable::read_csv_path(path)?;
+        if !table.rows().iter().any(|r| r.dataset == "stereoset") {
+            continue;
+        }
+        let unrelated = bias_core::ScoreTable::read_csv_path(&unrelated_path)?;
+        // Only the items this run scored (a `--limit` run scores the first ones).
+        let scored: std::collections::HashSet<&str> =
+            table.rows().iter().map(|r| r.pair_id.as_str()).collect();
+        let triples: Vec<_> = bias_data::stereoset::read_stereoset_triples(
+            &data,
+            bias_data::stereoset::Section::Intrasentence,
+        )?
+        .into_iter()
+        .filter(|t| scored.contains(t.id.as_str()))
+        .collect();
+        let model = table
+            .models()
+            .into_iter()
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        for (scorer, s) in bias_robust::stereoset_by_scorer(&triples, &table, &unrelated) {
+            let domains = std::iter::once(("overall", &s.scores.overall))
+                .chain(s.scores.by_domain.iter().map(|(d, v)| (d.as_str(), v)));
+            for (domain, v) in domains {
+                rows.push(vec![
+                    format!("{model} · {scorer}"),
+                    domain.to_owned(),
+                    format!("{} / {}", v.n_items, v.n_targets),
+                    fixed(v.ss, 2),
+                    fixed(v.lms, 2),
+                    fixed(v.icat, 2),
+                ]);
+            }
+        }
+    }
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(
+        Section::new("StereoSet scores (SS, LMS, ICAT)")
+            .text("StereoSet's own scores as its evaluation code aggregates them (Nadeem et al. 2021): per target term, then the mean over terms; ICAT = LMS · min(SS, 100 − SS) / 50 from the means. SS 50 = no preference, LMS 100 = meaningful sentences always above the unrelated one, ICAT 100 = both. Each comparison is scored as its own pair. The indicator of the measures table above is the per-pair share of stereotype over anti-stereotype (Kaneko & Bollegala 2022), a different number.")
+            .table(&["scores", "domain", "items / targets", "SS", "LMS", "ICAT"], rows),
+    ))
 }

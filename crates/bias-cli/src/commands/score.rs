@@ -41,16 +41,20 @@ pub struct Scored {
 
 /// Scores the data set of `args` into `args.out`.
 pub fn score(args: &ScoreArgs) -> Result<Scored, CliError> {
+    score_with(args, &args.model.open()?)
+}
+
+/// Scores the data set of `args` into `args.out` with the model `lm` (opened from `args`).
+pub fn score_with(args: &ScoreArgs, lm: &LanguageModel) -> Result<Scored, CliError> {
     let (dataset, pairs) = args.model.pairs()?;
-    let lm = args.model.open()?;
     let run = ScoreRun {
-        scorers: &scorer_names(&args.scorers, &lm),
+        scorers: &scorer_names(&args.scorers, lm),
         options: args.model.options(),
         dataset: &dataset,
         chunk: args.chunk,
         shard: args.shard,
     };
-    let summary = run.write(&lm, &pairs, &args.out)?;
+    let summary = run.write(lm, &pairs, &args.out)?;
     Ok(Scored {
         summary,
         model: lm.name().to_owned(),
