@@ -1,12 +1,769 @@
-//! The tables and figures of liu2024 (see [`super::Paper`]).
+//! The tables and figures of Liu et al. (2024), "Robust evaluation measures for evaluating social
+//! biases in masked language models" (AAAI), across the models of a [`Study`].
+//!
+//! | id | what | how |
+//! |---|---|---|
+//! | `figure-1` | the indicator pipeline (schematic) | out of reach: a drawing, no data |
+//! | `table-1` | Shapiro–Wilk of the AUL scores per model × data set | [`bias_metrics::normality_by_type`] |
+//! | `figure-2-<model>` | kernel density and fitted Gaussian of the AUL scores on CrowS-Pairs | [`crate::figures::score_densities`] |
+//! | `figure-3` | a toy example from distributions to KLS and JSS (schematic) | out of reach: a drawing |
+//! | `table-2` | SSS (StereoSet) / CPS (CrowS-Pairs) beside AUL, KLS, JSS; the models ranked per measure | Eq. 2 on each scorer; KLS and JSS (Eqs. 6, 9–11) on AUL |
+//! | `table-3` | KLS / JSS per bias type and model | as `table-2`, per type |
+//! | `figure-4` | Pearson r and mutual information between the measures over the models | [`crate::correlate_measures`]; drawn as `figure-4-stereoset`, `figure-4-crows-pairs` |
+//! | `table-4` | the score-group imbalance `|Δst| − |Δat|` on CrowS-Pairs (AUL) | [`bias_metrics::score_group_analysis`] |
+//! | `figure-5` | the sub-sampling study on CrowS-Pairs: order of the models per measure and rate, order changes marked | [`crate::subsample_study`]; drawn as `figure-5-cps`, `-aul`, `-kls`, `-jss` |
+//! | `table-5` | `|Δst| − |Δat|` per sampling rate and its shift `Δsp` | [`crate::subsample_study`] |
+//!
+//! KLS and JSS are fitted to AUL scores (Liu et al. 2024, "Proposed Evaluation Measure": "Our
+//! work adopts AUL as the PLL score"); JSS is the authors' code ([`JssVariant::AuthorsCode`],
+//! the default; it produced the paper's numbers). A model without AUL scores (a causal LM) is
+//! left out of every table, and the tables say so.
 
-use super::{Reproduction, Study};
-use crate::RobustError;
+use std::collections::BTreeMap;
 
-/// Writes liu2024's tables and figures into `out`.
+use bias_core::{BiasMeasure, Measurement, ScoreTable};
+use bias_metrics::{
+    normality_by_type, score_group_analysis, DistributionOptions, Indicator, Jss, JssVariant, Kls,
+    Side, SmallTypePolicy,
+};
+
+use super::{Cell, DataSet, Reproduction, Status, Study, Table};
+use crate::report::file_part;
+use crate::{
+    correlate_measures, figures, CorrelateOptions, MeasureCorrelation, MeasurePair, RobustError,
+    RobustnessOptions, RobustnessReport, SyncMeasure,
+};
+use bias_metrics::stats::pearson;
+
+/// Options of the liu2024 reproduction ([`reproduce_liu2024`]); [`Default`] is the paper's
+/// and the authors' computation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Liu2024Options {
+    /// Which JSS (Liu et al. 2024 Eq. 9): the authors' code (default, it produced the paper's
+    /// numbers) or the paper's text ([`JssVariant::PaperText`]).
+    pub jss: JssVariant,
+    /// The sub-sampling study of Figure 5 and Table 5 (rates 0.3 … 0.8 as the paper; the paper
+    /// averages "multiple sampling experiments" without saying how many: 100 seeded repeats by
+    /// default).
+    pub robustness: RobustnessOptions,
+}
+
+impl Default for Liu2024Options {
+    fn default() -> Self {
+        Liu2024Options {
+            jss: JssVariant::AuthorsCode,
+            robustness: RobustnessOptions::default(),
+        }
+    }
+}
+
+/// The scorer KLS and JSS are fitted to, and the second indicator column of Table 2.
+const AUL: &str = "aul";
+
+/// One data set of the paper's Tables 2–3 and Figure 4.
+struct SetSpec {
+    set: DataSet,
+    /// `SS` / `CP`, as the paper abbreviates them.
+    short: &'static str,
+    /// The scorer of the data set's own measure: `sss` on StereoSet, `cps` on CrowS-Pairs.
+    prior: &'static str,
+    /// Its label: `SSS` / `CPS`.
+    prior_label: &'static str,
+}
+
+const SETS: [SetSpec; 2] = [
+    SetSpec {
+        set: DataSet::StereoSet,
+        short: "SS",
+        prior: "sss",
+        prior_label: "SSS",
+    },
+    SetSpec {
+        set: DataSet::CrowsPairs,
+        short: "CP",
+        prior: "cps",
+        prior_label: "CPS",
+    },
+];
+
+/// A model's measures on one data set: Eq. 2 on the prior scorer and on AUL, KLS and JSS on AUL.
+struct SetMeasures {
+    prior: Measurement,
+    aul: Measurement,
+    kls: Measurement,
+    jss: Measurement,
+    /// The AUL slice (for Table 1, Table 4, Figure 2).
+    aul_table: ScoreTable,
+}
+
+impl SetMeasures {
+    /// The four values of Table 2, in its column order.
+    fn values(&self) -> [&Measurement; 4] {
+        [&self.prior, &self.aul, &self.kls, &self.jss]
+    }
+}
+
+fn measure_err(
+    model: &str,
+    set: DataSet,
+    e: impl std::error::Error + Send + Sync + 'static,
+) -> RobustError {
+    RobustError::Measure {
+        what: format!("liu2024: model {model} on {}", set.name()),
+        source: Box::new(e),
+    }
+}
+
+/// Distribution options of this reproduction: the paper's weighted form (Eqs. 10–11); a bias
+/// type with a single pair (only with `--max-pairs`: every type of CrowS-Pairs and StereoSet has
+/// many) is left out and counted in the table notes instead of failing the run.
+fn distribution_options() -> DistributionOptions {
+    DistributionOptions {
+        small_types: SmallTypePolicy::Skip,
+        ..DistributionOptions::default()
+    }
+}
+
+/// Pairs in bias types with fewer than 2 pairs (left out of KLS and JSS).
+fn single_pair_types(table: &ScoreTable) -> usize {
+    table
+        .by_bias_type()
+        .values()
+        .filter(|rows| rows.len() < 2)
+        .map(Vec::len)
+        .sum()
+}
+
+/// Competition ranks (1 = most biased) of `deviations`: equal deviations share a rank.
+fn ranks(deviations: &[f64]) -> Vec<usize> {
+    deviations
+        .iter()
+        .map(|d| 1 + deviations.iter().filter(|o| **o > *d).count())
+        .collect()
+}
+
+/// Writes Liu et al. (2024)'s tables and figures with the paper's options.
 pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
-    let _ = (study, out);
-    Err(RobustError::InvalidConfig(
-        "the reproduction of liu2024 is being written".into(),
-    ))
+    reproduce_liu2024(study, out, &Liu2024Options::default())
+}
+
+/// Writes every table and figure of Liu et al. (2024) into `out`, over the models of `study`
+/// (see the module documentation for what each is and how it is computed), with `options`.
+///
+/// # Errors
+/// [`RobustError::Data`] / [`RobustError::Model`] when a data set or a model fails;
+/// [`RobustError::Measure`] when a measure fails on a model's scores (naming model and data set);
+/// [`RobustError::Io`] / [`RobustError::Draw`] when a file cannot be written. Figure 4 with too
+/// few models, or measures constant across the models, is listed as out of reach, not an error.
+pub fn reproduce_liu2024(
+    study: &mut Study<'_>,
+    out: &mut Reproduction,
+    options: &Liu2024Options,
+) -> Result<(), RobustError> {
+    let names = study.model_names();
+    let dist = distribution_options();
+    let indicator = Indicator::default();
+    let kls = Kls::new(dist);
+    let jss = Jss::new(options.jss, dist);
+
+    // Per model (with AUL scores) and data set, the measures of Tables 2–3.
+    let mut models: Vec<String> = Vec::new();
+    let mut excluded: Vec<String> = Vec::new();
+    let mut measures: Vec<[SetMeasures; 2]> = Vec::new();
+    let mut cp_tables: Vec<ScoreTable> = Vec::new();
+    let mut skipped_small = [0usize; 2];
+    'models: for (i, name) in names.iter().enumerate() {
+        let mut per_set = Vec::new();
+        for (k, spec) in SETS.iter().enumerate() {
+            let table = study.scores(i, spec.set)?;
+            let aul_table = table.for_scorer(AUL);
+            let prior_table = table.for_scorer(spec.prior);
+            if aul_table.is_empty() || prior_table.is_empty() {
+                excluded.push(name.clone());
+                continue 'models;
+            }
+            if spec.set == DataSet::CrowsPairs {
+                cp_tables.push(table.clone());
+            }
+            skipped_small[k] = skipped_small[k].max(single_pair_types(&aul_table));
+            let m = |e| measure_err(name, spec.set, e);
+            per_set.push(SetMeasures {
+                prior: indicator.measure(&prior_table).map_err(m)?,
+                aul: indicator.measure(&aul_table).map_err(m)?,
+                kls: kls.measure(&aul_table).map_err(m)?,
+                jss: jss.measure(&aul_table).map_err(m)?,
+                aul_table,
+            });
+        }
+        let [ss, cp]: [SetMeasures; 2] = per_set
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("two data sets per model"));
+        measures.push([ss, cp]);
+        models.push(name.clone());
+    }
+    if models.is_empty() {
+        return Err(RobustError::InvalidConfig(format!(
+            "liu2024 compares masked LMs by their AUL, CPS and SSS scores; none of the models \
+             ({}) has them: give masked LM folders to --models",
+            names.join(", ")
+        )));
+    }
+    let excluded_note = (!excluded.is_empty()).then(|| {
+        format!(
+            "Left out (no AUL/SSS/CPS scores: not a masked LM): {}.",
+            excluded.join(", ")
+        )
+    });
+    let note_common = |t: &mut Table| {
+        if let Some(n) = &excluded_note {
+            t.note(n.clone());
+        }
+        if let Some(n) = study_note(study) {
+            t.note(n);
+        }
+    };
+
+    out.out_of_reach(
+        "figure-1",
+        "Processes for evaluating social biases in MLMs",
+        "a schematic drawing of the indicator pipeline (Eq. 2), not computed from data",
+    );
+
+    // Table 1: Shapiro–Wilk on the AUL scores per model × data set.
+    let mut t1 = Table::new(&["data set", "model", "side", "n", "W", "p-value", "mark"]);
+    for spec in &SETS {
+        for (model, m) in models.iter().zip(&measures) {
+            let sm = &m[set_index(spec.set)];
+            for test in normality_by_type(&sm.aul_table)
+                .into_iter()
+                .filter(|t| t.bias_type.is_none())
+            {
+                let mark = match test.p_value {
+                    Some(p) if p > 0.05 => "♭",
+                    Some(p) if p > 0.01 => "‡",
+                    Some(_) => "",
+                    None => test.undefined.as_deref().unwrap_or("undefined"),
+                };
+                t1.row(vec![
+                    spec.short.into(),
+                    model.as_str().into(),
+                    match test.side {
+                        Side::Stereo => "stereotypical",
+                        Side::Anti => "anti-stereotypical",
+                    }
+                    .into(),
+                    test.n.into(),
+                    test.w.map_or(Cell::Missing, |w| Cell::num(w, 3)),
+                    test.p_value.map_or(Cell::Missing, |p| Cell::num(p, 3)),
+                    mark.into(),
+                ]);
+            }
+        }
+    }
+    t1.note(
+        "Shapiro–Wilk (1965) on the AUL scores of all pairs (the paper's PLL score), each side \
+         separately (the paper prints the stereotypical side: \"similar for anti-stereotypes\"). \
+         ♭: p > 0.05; ‡: 0.01 < p ≤ 0.05 (normality not rejected at that level).",
+    );
+    note_common(&mut t1);
+    out.table(
+        "table-1",
+        "Shapiro–Wilk test on PLL (AUL) scores per model and data set",
+        Status::Reproduced,
+        &t1,
+    )?;
+
+    // Figure 2: densities of the AUL scores on CrowS-Pairs, one figure per model.
+    for (model, m) in models.iter().zip(&measures) {
+        let id = format!("figure-2-{}", file_part(model));
+        figures::score_densities(
+            &m[1].aul_table,
+            &format!("{model}: AUL scores on CrowS-Pairs"),
+            out.figure_stem(&id),
+        )?;
+        out.figure(
+            &id,
+            &format!("Kernel density and Gaussian of AUL scores on CrowS-Pairs ({model})"),
+            Status::Reproduced,
+        );
+    }
+    out.out_of_reach(
+        "figure-3",
+        "A simple example from the distribution of PLL scores to KLS and JSS",
+        "a schematic drawing with unstated example numbers, not computed from data",
+    );
+
+    // Table 2: the measures per model, and the models ranked per measure.
+    let mut t2 = Table::new(&[
+        "data set",
+        "model",
+        "n",
+        "SSS / CPS",
+        "AUL",
+        "KLS",
+        "JSS",
+        "rank SSS / CPS",
+        "rank AUL",
+        "rank KLS",
+        "rank JSS",
+    ]);
+    for spec in &SETS {
+        let k = set_index(spec.set);
+        let rank_cols: Vec<Vec<usize>> = (0..4)
+            .map(|c| {
+                ranks(
+                    &measures
+                        .iter()
+                        .map(|m| m[k].values()[c].deviation())
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect();
+        for (j, (model, m)) in models.iter().zip(&measures).enumerate() {
+            let mut row: Vec<Cell> = vec![
+                format!("{} ({})", spec.short, spec.prior_label).into(),
+                model.as_str().into(),
+                m[k].aul.n.into(),
+            ];
+            row.extend(m[k].values().iter().map(|v| Cell::num(v.value, 2)));
+            row.extend(rank_cols.iter().map(|r| Cell::from(r[j])));
+            t2.row(row);
+        }
+    }
+    t2.note(
+        "SSS (on StereoSet) and CPS (on CrowS-Pairs) and AUL are Eq. 2, the percentage of pairs \
+         whose stereotypical sentence scores higher (no bias: 50); KLS (Eq. 6, no bias: 50) and \
+         JSS (Eq. 9, no bias: 100, the authors' code unless --jss paper) are fitted to the AUL \
+         scores and weighted by bias type (Eqs. 10–11). Ranks: 1 = most biased by |value − no \
+         bias| (the paper's underline), the last rank = least biased (its bold); ties share a \
+         rank.",
+    );
+    t2.note(
+        "SSS here is Eq. 12 as printed (each modified position's own token: `--sss diagonal`, \
+         the default of `bias score`). The paper's SSS numbers came from the authors' code, which \
+         averages the whole k×k matrix of modified positions × modified tokens (`--sss matrix`, \
+         `bias_plm::SssAverage::Matrix`); the two agree on every pair whose modified span is a \
+         single token and differ on the others. Score with `bias score --sss matrix` to compare.",
+    );
+    if skipped_small.iter().any(|&n| n > 0) {
+        t2.note(format!(
+            "KLS/JSS leave out bias types with a single pair (SS: {} pairs, CP: {} pairs at most \
+             per model; only with --max-pairs).",
+            skipped_small[0], skipped_small[1]
+        ));
+    }
+    note_common(&mut t2);
+    out.table(
+        "table-2",
+        "SSS / CPS, AUL, KLS and JSS on StereoSet and CrowS-Pairs, the models ranked per measure",
+        Status::Reproduced,
+        &t2,
+    )?;
+
+    // Table 3: KLS / JSS per bias type.
+    let mut cols: Vec<String> = vec!["data set".into(), "bias type".into(), "n".into()];
+    for model in &models {
+        cols.push(format!("{model} KLS"));
+        cols.push(format!("{model} JSS"));
+    }
+    cols.push("most biased (KLS)".into());
+    cols.push("least biased (KLS)".into());
+    let mut t3 = Table::new(&cols);
+    for spec in &SETS {
+        let k = set_index(spec.set);
+        // Every bias type any model has a KLS for, in `BiasType` order.
+        let mut types: BTreeMap<bias_core::BiasType, usize> = BTreeMap::new();
+        for m in &measures {
+            for (ty, v) in &m[k].kls.by_type {
+                types.entry(ty.clone()).or_insert(v.n);
+            }
+        }
+        for (ty, n) in &types {
+            let mut row: Vec<Cell> = vec![spec.short.into(), ty.to_string().into(), (*n).into()];
+            let mut devs = Vec::new();
+            for m in &measures {
+                let kv = m[k].kls.by_type.get(ty).map(|v| v.value);
+                let jv = m[k].jss.by_type.get(ty).map(|v| v.value);
+                row.push(kv.map_or(Cell::Missing, |v| Cell::num(v, 2)));
+                row.push(jv.map_or(Cell::Missing, |v| Cell::num(v, 2)));
+                devs.push(kv.map_or(f64::NAN, |v| (v - 50.0).abs()));
+            }
+            let best = |most: bool| -> String {
+                let finite: Vec<(usize, f64)> = devs
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .filter(|(_, d)| d.is_finite())
+                    .collect();
+                let target = finite.iter().map(|&(_, d)| d).fold(
+                    if most { f64::MIN } else { f64::MAX },
+                    |a, d| {
+                        if most {
+                            a.max(d)
+                        } else {
+                            a.min(d)
+                        }
+                    },
+                );
+                finite
+                    .iter()
+                    .filter(|&&(_, d)| d == target)
+                    .map(|&(j, _)| models[j].clone())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            row.push(best(true).into());
+            row.push(best(false).into());
+            t3.row(row);
+        }
+    }
+    t3.note(
+        "KLS / JSS (Eqs. 6 and 9) within each bias type on the AUL scores. \"most biased\": the \
+         model whose KLS is farthest from 50 (the paper's underline); \"least biased\": closest \
+         (its bold).",
+    );
+    note_common(&mut t3);
+    out.table(
+        "table-3",
+        "KLS / JSS per bias type on StereoSet and CrowS-Pairs",
+        Status::Reproduced,
+        &t3,
+    )?;
+
+    // Figure 4: correlation between the measures over the models.
+    figure_4(out, &models, &measures)?;
+
+    // Table 4: score groups on CrowS-Pairs (AUL).
+    let mut t4 = Table::new(&[
+        "model",
+        "st group n",
+        "st group avg stere-score",
+        "st group avg anti-score",
+        "|Δst|",
+        "at group n",
+        "at group avg stere-score",
+        "at group avg anti-score",
+        "|Δat|",
+        "|Δst| − |Δat|",
+    ]);
+    for (model, m) in models.iter().zip(&measures) {
+        let g = score_group_analysis(&m[1].aul_table)
+            .map_err(|e| measure_err(model, DataSet::CrowsPairs, e))?;
+        let mut row: Vec<Cell> = vec![model.as_str().into()];
+        for s in [g.stereotype_group, g.anti_stereotype_group] {
+            match s {
+                Some(s) => row.extend([
+                    s.n.into(),
+                    Cell::num(s.mean_stereo, 4),
+                    Cell::num(s.mean_anti, 4),
+                    Cell::num(s.abs_delta, 4),
+                ]),
+                None => row.extend([0usize.into(), Cell::Missing, Cell::Missing, Cell::Missing]),
+            }
+        }
+        row.push(Cell::num(g.delta_difference, 4));
+        t4.row(row);
+    }
+    t4.note(
+        "AUL scores on CrowS-Pairs. Stereotype sample group: pairs with f(S_st) > f(S_at) (Eq. \
+         2); anti-stereotype sample group: the others. |Δ| is the absolute difference of the \
+         group's mean stereotypical and mean anti-stereotypical score.",
+    );
+    note_common(&mut t4);
+    out.table(
+        "table-4",
+        "Stereotype vs anti-stereotype sample groups on CrowS-Pairs (AUL)",
+        Status::Reproduced,
+        &t4,
+    )?;
+
+    // Figure 5 and Table 5: the sub-sampling study on CrowS-Pairs.
+    let cps_tables: Vec<(String, ScoreTable)> = models
+        .iter()
+        .zip(&cp_tables)
+        .map(|(m, t)| (m.clone(), t.for_scorer("cps")))
+        .collect();
+    let aul_tables: Vec<(String, ScoreTable)> = models
+        .iter()
+        .zip(&measures)
+        .map(|(m, s)| (m.clone(), s[1].aul_table.clone()))
+        .collect();
+    let cps_study = crate::subsample_study(&cps_tables, &[&indicator], &options.robustness)?;
+    let aul_measures: [SyncMeasure<'_>; 3] = [&indicator, &kls, &jss];
+    let aul_study = crate::subsample_study(&aul_tables, &aul_measures, &options.robustness)?;
+    let panels: [(&str, &RobustnessReport, &str); 4] = [
+        ("CPS", &cps_study, "indicator"),
+        ("AUL", &aul_study, "indicator"),
+        ("KLS", &aul_study, "kls"),
+        ("JSS", &aul_study, jss.name()),
+    ];
+    let mut f5 = Table::new(&[
+        "measure",
+        "rate",
+        "full-data order",
+        "order by mean",
+        "order kept",
+        "Kendall τ-b",
+        "single draws keeping the order",
+    ]);
+    for (label, report, measure) in panels {
+        for a in report
+            .rank_agreement
+            .iter()
+            .filter(|a| a.measure == measure)
+        {
+            f5.row(vec![
+                label.into(),
+                Cell::num(a.rate, 1),
+                a.full_order.join(" > ").into(),
+                a.mean_order.join(" > ").into(),
+                if a.mean_order_kept {
+                    "yes".into()
+                } else {
+                    "CHANGED (red circle)".into()
+                },
+                a.kendall_tau.map_or(Cell::Missing, |t| Cell::num(t, 3)),
+                format!("{} of {}", a.agreeing, a.repeats).into(),
+            ]);
+        }
+        let id = format!("figure-5-{}", label.to_lowercase());
+        figures::robustness_curves(report, measure, out.figure_stem(&id))?;
+        out.figure(
+            &id,
+            &format!(
+                "{label} on CrowS-Pairs sub-samples, per model and rate (order changes ringed red)"
+            ),
+            Status::Reproduced,
+        );
+    }
+    f5.note(format!(
+        "CrowS-Pairs sub-sampled at each rate, stratified by bias type, {} seeded draws per \
+         rate (seed {}); the paper averages \"multiple sampling experiments\" without saying how \
+         many, unseeded. Models ordered most biased first by |mean over the draws − no bias|; \
+         \"CHANGED\" marks a rate where that order differs from the full-data order (the \
+         paper's red circles). CPS and AUL are Eq. 2 on their scorers; KLS and JSS on AUL.",
+        options.robustness.repeats, options.robustness.seed
+    ));
+    if models.len() < 2 {
+        f5.note("With a single model every order is kept: give two or more models.");
+    }
+    note_common(&mut f5);
+    out.table(
+        "figure-5",
+        "Order of the models per measure and sampling rate on CrowS-Pairs (the data of figures 5-*)",
+        Status::Reproduced,
+        &f5,
+    )?;
+
+    let rates = &options.robustness.rates;
+    let mut cols: Vec<String> = vec!["model".into(), "full".into()];
+    for r in rates {
+        cols.push(format!("{:.0} %", r * 100.0));
+        cols.push(format!("Δsp {:.0} %", r * 100.0));
+    }
+    let mut t5 = Table::new(&cols);
+    for model in &models {
+        let mut row: Vec<Cell> = vec![model.as_str().into()];
+        let full = aul_study
+            .score_groups
+            .iter()
+            .find(|g| &g.model == model)
+            .map_or(f64::NAN, |g| g.full);
+        row.push(Cell::num(full, 4));
+        for &r in rates {
+            match aul_study.score_groups_at(model, r) {
+                Some(g) => {
+                    row.extend([Cell::num(g.delta_difference.mean, 4), Cell::num(g.shift, 4)])
+                }
+                None => row.extend([Cell::Missing, Cell::Missing]),
+            }
+        }
+        t5.row(row);
+    }
+    t5.note(format!(
+        "|Δst| − |Δat| (Table 4) on CrowS-Pairs sub-samples (AUL), the mean over {} seeded draws \
+         per rate, and Δsp = that mean − the full-data value (the paper prints |Δsp| with ↑ for a \
+         positive sign, from one unseeded draw).",
+        options.robustness.repeats
+    ));
+    note_common(&mut t5);
+    out.table(
+        "table-5",
+        "|Δst| − |Δat| per sampling rate on CrowS-Pairs and its shift Δsp",
+        Status::Reproduced,
+        &t5,
+    )?;
+    Ok(())
+}
+
+/// Index of `set` in [`SETS`].
+fn set_index(set: DataSet) -> usize {
+    SETS.iter()
+        .position(|s| s.set == set)
+        .unwrap_or_else(|| unreachable!("liu2024 uses StereoSet and CrowS-Pairs only"))
+}
+
+/// The `--max-pairs` caveat, if any.
+fn study_note(study: &Study<'_>) -> Option<String> {
+    study.max_pairs().map(|n| {
+        format!("Only the first {n} pairs of each data set (--max-pairs): not the paper's numbers.")
+    })
+}
+
+/// Models needed for Pearson's r (3: with 2 it is ±1 by construction).
+pub const MIN_MODELS_PEARSON: usize = 3;
+/// Models needed for the mutual information with the KSG estimator's 3 neighbours
+/// (scikit-learn's default, `k + 1`).
+pub const MIN_MODELS_MI: usize = 4;
+
+/// Figure 4 and its numbers: per data set, Pearson's r (and, from 4 models, the mutual
+/// information) between SSS/CPS, AUL, KLS and JSS over the models.
+fn figure_4(
+    out: &mut Reproduction,
+    models: &[String],
+    measures: &[[SetMeasures; 2]],
+) -> Result<(), RobustError> {
+    let title =
+        "Pearson correlations (and mutual information) between the measures over the models";
+    let n = models.len();
+    if n < MIN_MODELS_PEARSON {
+        out.out_of_reach(
+            "figure-4",
+            title,
+            format!(
+                "{n} model(s) with AUL scores: Pearson's r over models needs at least \
+                 {MIN_MODELS_PEARSON} (with 2 it is ±1 by construction), the mutual information \
+                 (KSG, k = 3) at least {MIN_MODELS_MI}; the paper has 3"
+            ),
+        );
+        return Ok(());
+    }
+    let mut t = Table::new(&[
+        "data set",
+        "measure a",
+        "measure b",
+        "models",
+        "Pearson r",
+        "p-value",
+        "MI (nats)",
+    ]);
+    let mut problems = Vec::new();
+    for spec in &SETS {
+        let k = set_index(spec.set);
+        let labels = [spec.prior_label, "AUL", "KLS", "JSS"];
+        let rows: Vec<(String, BTreeMap<String, f64>)> = models
+            .iter()
+            .zip(measures)
+            .map(|(model, m)| {
+                let values = labels
+                    .iter()
+                    .zip(m[k].values())
+                    .map(|(l, v)| ((*l).to_owned(), v.value))
+                    .collect();
+                (model.clone(), values)
+            })
+            .collect();
+        let corr = if n >= MIN_MODELS_MI {
+            correlate_measures(&rows, &CorrelateOptions::default())
+        } else {
+            pearson_only(&rows)
+        };
+        match corr {
+            Ok(c) => {
+                for p in &c.pairs {
+                    let mi = c
+                        .measures
+                        .iter()
+                        .position(|m| *m == p.a)
+                        .zip(c.measures.iter().position(|m| *m == p.b))
+                        .and_then(|(i, j)| c.mutual_info[i][j]);
+                    t.row(vec![
+                        spec.short.into(),
+                        p.a.as_str().into(),
+                        p.b.as_str().into(),
+                        n.into(),
+                        Cell::num(p.r, 3),
+                        Cell::num(p.p_value, 3),
+                        mi.map_or(Cell::Missing, |v| Cell::num(v, 3)),
+                    ]);
+                }
+                let id = format!("figure-4-{}", spec.set.name());
+                figures::correlation_heatmap(&c, out.figure_stem(&id))?;
+                out.figure(
+                    &id,
+                    &format!(
+                        "Pearson r between the measures over the models ({})",
+                        spec.short
+                    ),
+                    Status::Reproduced,
+                );
+            }
+            Err(e) => problems.push(format!("{}: {e}", spec.short)),
+        }
+    }
+    if !problems.is_empty() {
+        if t.rows.is_empty() {
+            out.out_of_reach("figure-4", title, problems.join("; "));
+            return Ok(());
+        }
+        t.note(format!("Not computed: {}.", problems.join("; ")));
+    }
+    t.note(format!(
+        "Pearson's r and its two-sided p-value over the {n} models; the mutual information \
+         (KSG estimator, k = 3, each measure scaled to unit variance, in nats) needs at least \
+         {MIN_MODELS_MI} models and is printed – below that. With so few models both are very \
+         noisy (the paper has 3)."
+    ));
+    out.table("figure-4", title, Status::Reproduced, &t)?;
+    Ok(())
+}
+
+/// Pearson's r (and p) between every two measures of `rows`, without mutual information (for
+/// 3 models, too few for the KSG estimator with k = 3). Same layout as [`correlate_measures`].
+fn pearson_only(
+    rows: &[(String, BTreeMap<String, f64>)],
+) -> Result<MeasureCorrelation, RobustError> {
+    let measures: Vec<String> = rows
+        .first()
+        .map(|(_, m)| m.keys().cloned().collect())
+        .unwrap_or_default();
+    let column = |name: &str| -> Vec<f64> { rows.iter().map(|(_, m)| m[name]).collect() };
+    let k = measures.len();
+    let mut r = vec![vec![1.0; k]; k];
+    let mut p_value = vec![vec![0.0; k]; k];
+    let mut pairs = Vec::new();
+    for i in 0..k {
+        for j in i + 1..k {
+            let c = pearson(&column(&measures[i]), &column(&measures[j]))?;
+            (r[i][j], r[j][i]) = (c.statistic, c.statistic);
+            (p_value[i][j], p_value[j][i]) = (c.p_value, c.p_value);
+            pairs.push(MeasurePair {
+                a: measures[i].clone(),
+                b: measures[j].clone(),
+                r: c.statistic,
+                p_value: c.p_value,
+                mutual_info: f64::NAN,
+            });
+        }
+    }
+    Ok(MeasureCorrelation {
+        models: rows.iter().map(|(m, _)| m.clone()).collect(),
+        mutual_info: vec![vec![None; k]; k],
+        measures,
+        r,
+        p_value,
+        pairs,
+        options: CorrelateOptions::default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn competition_ranks_most_biased_first() {
+        assert_eq!(ranks(&[1.0, 5.0, 1.0, 0.5]), vec![2, 1, 2, 4]);
+        assert_eq!(ranks(&[]), Vec::<usize>::new());
+    }
 }

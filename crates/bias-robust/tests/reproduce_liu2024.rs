@@ -1,0 +1,407 @@
+//! liu2024's reproduction (`bias_robust::reproduce::reproduce_liu2024`) on models whose scores
+//! are known in advance: every table and figure is listed, and Tables 2 and 4 and Figure 4 are
+//! checked against hand computations written here (Gaussian KL in closed form, counts, means,
+//! Pearson's r from its definition).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use bias_core::run::{run_scoring, RunFingerprint, RunSummary};
+use bias_core::{
+    BoxError, PairOutcome, PairScore, PairScorer, ScoreTable, SentencePair, SentenceScore,
+    StudyModel,
+};
+use bias_robust::reproduce::{
+    reproduce, reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study,
+};
+use bias_robust::RobustnessOptions;
+use serde_json::Value;
+
+fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("liu2024-repro-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// splitmix64: a fixed pseudo-random stream, so that the scores are known to the test.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A number in about (−1.5, 1.5), the sum of three uniforms (bell-shaped).
+fn noise(seed: u64) -> f64 {
+    (0..3)
+        .map(|k| (mix(seed.wrapping_mul(7).wrapping_add(k)) >> 11) as f64 / (1u64 << 53) as f64)
+        .sum::<f64>()
+        - 1.5
+}
+
+/// The score of `side` (0 stereo, 1 anti) of pair `id` by scorer `s` of model `m`: noise plus
+/// the model's bias on the stereotypical side.
+fn score(m: u64, id: &str, s: u64, side: u64, bias: f64) -> f64 {
+    let h = id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let base = -2.0 + 0.4 * noise(h ^ (m << 40) ^ (s << 50) ^ (side << 60));
+    if side == 0 {
+        base + bias
+    } else {
+        base
+    }
+}
+
+/// A model that "scores" with `aul`, `cps` and `sss` by [`score`], biased by `bias` towards the
+/// stereotypical sentence.
+struct Fake {
+    name: String,
+    seed: u64,
+    bias: f64,
+}
+
+impl PairScorer for Fake {
+    type Error = std::io::Error;
+    fn scorer_names(&self) -> Vec<String> {
+        vec!["aul".into(), "cps".into(), "sss".into()]
+    }
+    fn score_pairs(&mut self, pairs: &[SentencePair]) -> Result<Vec<PairOutcome>, Self::Error> {
+        Ok(pairs
+            .iter()
+            .map(|p| PairOutcome::Scored {
+                scores: (0..3u64)
+                    .map(|s| PairScore {
+                        scorer: self.scorer_names()[s as usize].clone(),
+                        stereo: sentence(score(self.seed, &p.id, s, 0, self.bias)),
+                        anti: sentence(score(self.seed, &p.id, s, 1, self.bias)),
+                    })
+                    .collect(),
+                unscorable: Vec::new(),
+            })
+            .collect())
+    }
+}
+
+fn sentence(score: f64) -> SentenceScore {
+    SentenceScore {
+        score,
+        scored_tokens: 5,
+        correct_predictions: None,
+    }
+}
+
+impl StudyModel for Fake {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn score_into(
+        &mut self,
+        dataset: &str,
+        pairs: &[SentencePair],
+        out: &Path,
+    ) -> Result<RunSummary, BoxError> {
+        let fp = RunFingerprint::new(self.name.clone(), "fake", dataset, pairs, &*self, 64);
+        Ok(run_scoring(self, pairs, fp, out, &mut |_, _| {})?)
+    }
+}
+
+fn models(biases: &[f64]) -> Vec<Box<dyn StudyModel>> {
+    biases
+        .iter()
+        .enumerate()
+        .map(|(i, &bias)| {
+            Box::new(Fake {
+                name: format!("m{i}"),
+                seed: i as u64 + 1,
+                bias,
+            }) as Box<dyn StudyModel>
+        })
+        .collect()
+}
+
+fn quick() -> Liu2024Options {
+    Liu2024Options {
+        robustness: RobustnessOptions {
+            repeats: 10,
+            ..RobustnessOptions::default()
+        },
+        ..Liu2024Options::default()
+    }
+}
+
+fn run(biases: &[f64], max_pairs: usize, name: &str) -> (PathBuf, Value) {
+    let dir = scratch(name);
+    let mut study = Study::new(models(biases), data_dir(), dir.join("scores"))
+        .unwrap()
+        .with_max_pairs(Some(max_pairs));
+    let mut out = Reproduction::create(Paper::Liu2024, dir.join("liu2024")).unwrap();
+    out.set_models(study.model_names());
+    reproduce_liu2024(&mut study, &mut out, &quick()).unwrap();
+    out.finish().unwrap();
+    let index: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("liu2024/index.json")).unwrap())
+            .unwrap();
+    (dir, index)
+}
+
+fn statuses(index: &Value) -> BTreeMap<String, String> {
+    index["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["id"].as_str().unwrap().to_owned(),
+                a["status"]["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn table(dir: &Path, id: &str) -> Vec<Value> {
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(format!("liu2024/{id}.json"))).unwrap(),
+    )
+    .unwrap();
+    v["table"]["rows"].as_array().unwrap().clone()
+}
+
+/// Mean and sample standard deviation (ddof = 1).
+fn fit(x: &[f64]) -> (f64, f64) {
+    let n = x.len() as f64;
+    let m = x.iter().sum::<f64>() / n;
+    let v = x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0);
+    (m, v.sqrt())
+}
+
+/// KL(N(m1, s1²) ‖ N(m2, s2²)) in closed form.
+fn kl(a: (f64, f64), b: (f64, f64)) -> f64 {
+    (b.1 / a.1).ln() + (a.1 * a.1 + (a.0 - b.0).powi(2)) / (2.0 * b.1 * b.1) - 0.5
+}
+
+/// KLS by hand: Eq. 6 within each bias type (≥ 2 pairs), weighted by n_t / N (Eq. 10).
+fn kls_by_hand(t: &ScoreTable) -> f64 {
+    let mut by: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for r in t.rows() {
+        let e = by.entry(r.bias_type.to_string()).or_default();
+        e.0.push(r.score_stereo);
+        e.1.push(r.score_anti);
+    }
+    let kept: Vec<_> = by.values().filter(|(s, _)| s.len() >= 2).collect();
+    let n: usize = kept.iter().map(|(s, _)| s.len()).sum();
+    kept.iter()
+        .map(|(s, a)| {
+            let (p, q) = (fit(s), fit(a));
+            let (x, y) = (kl(p, q), kl(q, p));
+            s.len() as f64 / n as f64 * 100.0 * x.max(y) / (x + y)
+        })
+        .sum()
+}
+
+fn pct_stereo(t: &ScoreTable) -> f64 {
+    let c = t
+        .rows()
+        .iter()
+        .filter(|r| r.score_stereo > r.score_anti)
+        .count();
+    100.0 * c as f64 / t.len() as f64
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+#[test]
+fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_computations() {
+    let (dir, index) = run(&[0.0, 0.15, 0.4], 60, "three");
+    let s = statuses(&index);
+    for id in [
+        "table-1",
+        "table-2",
+        "table-3",
+        "table-4",
+        "table-5",
+        "figure-4",
+        "figure-5",
+        "figure-2-m0",
+        "figure-2-m1",
+        "figure-2-m2",
+        "figure-4-stereoset",
+        "figure-4-crows-pairs",
+        "figure-5-cps",
+        "figure-5-aul",
+        "figure-5-kls",
+        "figure-5-jss",
+    ] {
+        assert_eq!(
+            s.get(id).map(String::as_str),
+            Some("reproduced"),
+            "{id}: {s:?}"
+        );
+    }
+    for id in ["figure-1", "figure-3"] {
+        assert_eq!(s[id], "out-of-reach");
+    }
+    for a in index["artifacts"].as_array().unwrap() {
+        for f in a["files"].as_array().unwrap() {
+            let p = dir.join("liu2024").join(f.as_str().unwrap());
+            assert!(p.is_file(), "{} missing", p.display());
+        }
+    }
+
+    // Table 2 against the score tables and the hand computations.
+    let t2 = table(&dir, "table-2");
+    assert_eq!(t2.len(), 6);
+    for (k, (set, prior)) in [("stereoset", "sss"), ("crows-pairs", "cps")]
+        .into_iter()
+        .enumerate()
+    {
+        let mut kls_dev = Vec::new();
+        for m in 0..3 {
+            let scores =
+                ScoreTable::read_csv_path(dir.join(format!("scores/m{m}/{set}.csv"))).unwrap();
+            let row = &t2[k * 3 + m];
+            assert_eq!(row["model"], format!("m{m}"));
+            let aul = scores.for_scorer("aul");
+            assert_eq!(row["n"], 60);
+            assert!(close(row["AUL"].as_f64().unwrap(), pct_stereo(&aul)));
+            assert!(close(
+                row["SSS / CPS"].as_f64().unwrap(),
+                pct_stereo(&scores.for_scorer(prior))
+            ));
+            let kls = kls_by_hand(&aul);
+            assert!(
+                (row["KLS"].as_f64().unwrap() - kls).abs() < 1e-9,
+                "{set} m{m}: {} vs {kls}",
+                row["KLS"]
+            );
+            kls_dev.push((kls - 50.0).abs());
+        }
+        // Ranks: 1 = farthest from 50.
+        for m in 0..3 {
+            let rank = 1 + kls_dev.iter().filter(|d| **d > kls_dev[m]).count();
+            assert_eq!(t2[k * 3 + m]["rank KLS"], rank);
+        }
+    }
+
+    // Table 4: the score groups of m2's AUL scores on CrowS-Pairs.
+    let aul = ScoreTable::read_csv_path(dir.join("scores/m2/crows-pairs.csv"))
+        .unwrap()
+        .for_scorer("aul");
+    let (st, at): (Vec<_>, Vec<_>) = aul
+        .rows()
+        .iter()
+        .partition(|r| r.score_stereo > r.score_anti);
+    let mean = |rows: &[&bias_core::ScoreRow], f: fn(&bias_core::ScoreRow) -> f64| {
+        rows.iter().map(|r| f(r)).sum::<f64>() / rows.len() as f64
+    };
+    let d_st = (mean(&st, |r| r.score_stereo) - mean(&st, |r| r.score_anti)).abs();
+    let d_at = (mean(&at, |r| r.score_stereo) - mean(&at, |r| r.score_anti)).abs();
+    let t4 = table(&dir, "table-4");
+    assert_eq!(t4[2]["st group n"], st.len());
+    assert_eq!(t4[2]["at group n"], at.len());
+    assert!(close(t4[2]["|Δst| − |Δat|"].as_f64().unwrap(), d_st - d_at));
+
+    // Figure 4: Pearson's r of AUL and KLS over the three models on CrowS-Pairs, by definition;
+    // no mutual information with three models.
+    let f4 = table(&dir, "figure-4");
+    let cp: Vec<&Value> = t2[3..].iter().collect();
+    let x: Vec<f64> = cp.iter().map(|r| r["AUL"].as_f64().unwrap()).collect();
+    let y: Vec<f64> = cp.iter().map(|r| r["KLS"].as_f64().unwrap()).collect();
+    let (mx, my) = (x.iter().sum::<f64>() / 3.0, y.iter().sum::<f64>() / 3.0);
+    let sxy: f64 = x.iter().zip(&y).map(|(a, b)| (a - mx) * (b - my)).sum();
+    let sxx: f64 = x.iter().map(|a| (a - mx).powi(2)).sum();
+    let syy: f64 = y.iter().map(|b| (b - my).powi(2)).sum();
+    let r = sxy / (sxx * syy).sqrt();
+    let row = f4
+        .iter()
+        .find(|r| r["data set"] == "CP" && r["measure a"] == "AUL" && r["measure b"] == "KLS")
+        .unwrap();
+    assert!((row["Pearson r"].as_f64().unwrap() - r).abs() < 1e-9);
+    assert!(row["MI (nats)"].is_null());
+    assert_eq!(f4.len(), 12);
+
+    // Figure 5's order table: full-data order of AUL = Table 2's AUL ranks on CP.
+    let f5 = table(&dir, "figure-5");
+    let aul_rows: Vec<&Value> = f5.iter().filter(|r| r["measure"] == "AUL").collect();
+    assert_eq!(aul_rows.len(), 6);
+    let first = aul_rows[0]["full-data order"]
+        .as_str()
+        .unwrap()
+        .split(" > ")
+        .next()
+        .unwrap();
+    let top = cp.iter().find(|r| r["rank AUL"] == 1).unwrap();
+    assert_eq!(top["model"], first);
+}
+
+#[test]
+fn two_models_list_figure_4_as_out_of_reach_with_the_minimum() {
+    let dir = scratch("two");
+    let mut study = Study::new(models(&[0.0, 0.3]), data_dir(), dir.join("scores"))
+        .unwrap()
+        .with_max_pairs(Some(30));
+    let mut out = Reproduction::create(Paper::Liu2024, dir.join("liu2024")).unwrap();
+    // The paper's defaults through the generic entry point (100 repeats).
+    reproduce(Paper::Liu2024, &mut study, &mut out).unwrap();
+    let artifacts = out.finish().unwrap();
+    let f4 = artifacts.iter().find(|a| a.id == "figure-4").unwrap();
+    assert_eq!(f4.status.label(), "out of reach");
+    assert!(
+        f4.status.detail().contains("at least 3"),
+        "{}",
+        f4.status.detail()
+    );
+    assert!(!artifacts.iter().any(|a| a.id.starts_with("figure-4-")));
+    assert!(artifacts.iter().any(|a| a.id == "table-5"));
+}
+
+#[test]
+fn four_models_give_mutual_information() {
+    let (dir, index) = run(&[0.0, 0.1, 0.2, 0.5], 40, "four");
+    assert_eq!(statuses(&index)["figure-4"], "reproduced");
+    let f4 = table(&dir, "figure-4");
+    assert!(f4
+        .iter()
+        .all(|r| r["MI (nats)"].as_f64().is_some_and(|v| v >= 0.0)));
+    assert!(f4.iter().all(|r| r["models"] == 4));
+}
+
+#[test]
+fn jss_variant_changes_the_jss_column() {
+    let dir = scratch("jss");
+    let mut values = Vec::new();
+    for (k, variant) in [
+        bias_metrics::JssVariant::AuthorsCode,
+        bias_metrics::JssVariant::PaperText,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut study = Study::new(models(&[0.0, 0.3]), data_dir(), dir.join("scores"))
+            .unwrap()
+            .with_max_pairs(Some(30));
+        let out_dir = dir.join(format!("out{k}"));
+        let mut out = Reproduction::create(Paper::Liu2024, &out_dir).unwrap();
+        let options = Liu2024Options {
+            jss: variant,
+            ..quick()
+        };
+        reproduce_liu2024(&mut study, &mut out, &options).unwrap();
+        out.finish().unwrap();
+        let v: Value =
+            serde_json::from_str(&std::fs::read_to_string(out_dir.join("table-2.json")).unwrap())
+                .unwrap();
+        values.push(v["table"]["rows"][0]["JSS"].as_f64().unwrap());
+        // KLS does not depend on the JSS variant.
+        values.push(v["table"]["rows"][0]["KLS"].as_f64().unwrap());
+    }
+    assert!((values[0] - values[2]).abs() > 1e-6, "{values:?}");
+    assert_eq!(values[1], values[3]);
+}
