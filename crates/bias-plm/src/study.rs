@@ -21,10 +21,11 @@ pub struct StudiedLm {
 }
 
 impl StudiedLm {
-    /// Every scorer of the model's family ([`LanguageModel::scorer_names`]), default options,
+    /// The default scorers of the model's family ([`LanguageModel::default_scorers`]: the
+    /// masked scorers but PLL, or both causal ones), default options,
     /// 64 pairs per chunk.
     pub fn new(lm: LanguageModel) -> Self {
-        let scorers = lm.scorer_names().into_iter().map(str::to_owned).collect();
+        let scorers = lm.default_scorers().into_iter().map(str::to_owned).collect();
         StudiedLm {
             lm,
             scorers,
