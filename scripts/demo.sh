@@ -11,6 +11,7 @@
 #    CPS, SSS, all-masked) and measure (indicator, KLS, JSS), and the baseline's accuracy.
 # 4. Embedding measures (SAME, WEAT, gWEAT, DirectBias per bias type) on all-MiniLM-L6-v2.
 # 5. `bias report` on both score tables.
+# 6. `bias reproduce` of each of the five papers on the demo model and its random-head start.
 #
 # Every step resumes or reuses its output, so a second run takes a few minutes.
 set -euo pipefail
@@ -46,7 +47,20 @@ step "Embedding measures on all-MiniLM-L6-v2 (CrowS-Pairs protocol of schroeder2
 step "Report (HTML and Markdown, with figures)" \
   "$BIAS" report --scores "$OUT/crows_pairs.csv" "$OUT/stereoset.csv" --out "$OUT/report"
 
+# 6. Every table and figure of the five papers on the demo model and its random-head start
+#    (`bias reproduce`; docs/reproduction.md is the matrix). Each (model, data set) is scored
+#    once into $OUT/scores and shared by the five reproductions. REPRO_PAIRS pairs per data set
+#    keep this to minutes on 2 CPU cores; REPRO_PAIRS=all runs the full data sets.
+REPRO_PAIRS=${REPRO_PAIRS:-200}
+LIMIT=(--max-pairs "$REPRO_PAIRS")
+[ "$REPRO_PAIRS" = all ] && LIMIT=()
+for paper in kaneko2022 liu2024 paraphrase kaneko2023 schroeder2024; do
+  step "Reproduction of $paper" "$BIAS" reproduce "$paper" --models "$DEMO" "$BASELINE" \
+    --out "$OUT/reproduce/$paper" --scores "$OUT/scores" "${LIMIT[@]}"
+done
+
 printf '\nThe demo model is a small demonstration (a sentence encoder given an MLM head and 480\n'
 printf 'steps of training), not a model whose biases mean anything. Run the same commands with\n'
 printf '`--model path/to/your-model` (a Hugging Face folder) to measure a real one.\n'
 printf '\nReport: %s\n' "$OUT/report/index.html"
+printf 'Reproductions: %s\n' "$OUT/reproduce/*/index.html"
