@@ -11,7 +11,7 @@
 #    CPS, SSS, all-masked) and measure (indicator, KLS, JSS), and the baseline's accuracy.
 # 4. Embedding measures (SAME, WEAT, gWEAT, DirectBias per bias type) on all-MiniLM-L6-v2.
 # 5. `bias report` on both score tables.
-# 6. `bias reproduce` of each of the five papers on the demo model and its random-head start.
+# 6. `bias reproduce` of each of the five papers on the demo model at 480, 120 and 0 steps.
 #
 # Every step resumes or reuses its output, so a second run takes a few minutes.
 set -euo pipefail
@@ -20,6 +20,7 @@ BIAS=${BIAS:-target/release/bias}
 OUT=${OUT:-out/demo}
 DEMO=data/demo-mlm
 BASELINE=data/demo-mlm-random-head
+EARLY=data/demo-mlm-120
 mkdir -p "$OUT"
 
 step() { printf '\n== %s\n$ %s\n' "$1" "${*:2}"; "${@:2}"; }
@@ -35,6 +36,8 @@ step "Demo model: all-MiniLM-L6-v2 + new MLM head, fine-tuned on BUG (resumable,
   "$BIAS" finetune "${TRAIN[@]}" --max-steps 480 --out "$DEMO"
 step "Baseline: the same model with its random head (0 steps)" \
   "$BIAS" finetune "${TRAIN[@]}" --max-steps 0 --out "$BASELINE"
+step "The same recipe stopped at 120 steps (a third model for the comparisons of the papers)" \
+  "$BIAS" finetune "${TRAIN[@]}" --max-steps 120 --out "$EARLY"
 step "Baseline token-prediction accuracy (AUL) on CrowS-Pairs" \
   "$BIAS" evaluate --model "$BASELINE" --dataset crows-pairs --scorers aul \
   --out "$OUT/crows_pairs_random_head.csv"
@@ -47,7 +50,8 @@ step "Embedding measures on all-MiniLM-L6-v2 (CrowS-Pairs protocol of schroeder2
 step "Report (HTML and Markdown, with figures)" \
   "$BIAS" report --scores "$OUT/crows_pairs.csv" "$OUT/stereoset.csv" --out "$OUT/report"
 
-# 6. Every table and figure of the five papers on the demo model and its random-head start
+# 6. Every table and figure of the five papers on the demo model, its 120-step and random-head
+#    versions
 #    (`bias reproduce`; docs/reproduction.md is the matrix). Each (model, data set) is scored
 #    once into $OUT/scores and shared by the five reproductions. REPRO_PAIRS pairs per data set
 #    keep this to minutes on 2 CPU cores; REPRO_PAIRS=all runs the full data sets.
@@ -55,7 +59,7 @@ REPRO_PAIRS=${REPRO_PAIRS:-200}
 LIMIT=(--max-pairs "$REPRO_PAIRS")
 [ "$REPRO_PAIRS" = all ] && LIMIT=()
 for paper in kaneko2022 liu2024 paraphrase kaneko2023 schroeder2024; do
-  step "Reproduction of $paper" "$BIAS" reproduce "$paper" --models "$DEMO" "$BASELINE" \
+  step "Reproduction of $paper" "$BIAS" reproduce "$paper" --models "$DEMO" "$EARLY" "$BASELINE" \
     --out "$OUT/reproduce/$paper" --scores "$OUT/scores" "${LIMIT[@]}"
 done
 
