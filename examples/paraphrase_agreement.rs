@@ -1,63 +1,52 @@
-//! The paraphrase-robustness study end to end ("Robustness of pseudo-log-likelihood bias
-//! measures under paraphrase", §2): original pairs and their paraphrases scored with AUL and CPS
-//! by a masked LM, then per scorer the agreement of each paraphrase's MBIAS with its original's
-//! (MPER_AGREE), the share of groups whose paraphrases all agree (MAGREEMENT), and the share of
-//! near ties (|MDIFF| inside the paper's band of 0.25 on CPS's sum scale, 0.25 / mean tokens on
-//! AUL's per-token scale), overall and per bias type.
+//! The paraphrase-robustness study end to end ("an empirical study on log-likelihood MLM
+//! scoring … sensitive to the choice of contextual words", §2): every table and figure of the
+//! paper over the models given, through the same library function as `bias reproduce
+//! paraphrase` (`bias_robust::reproduce::reproduce(Paper::Paraphrase, …)`), then a summary.
 //!
 //! ```sh
 //! cargo run --release -p bias-plm --example paraphrase_agreement -- \
-//!     [--model DIR] [--pairs FILE] [--threads N]
+//!     [--model DIR]... [--out DIR] [--max-pairs N] [--data-dir DIR] [--threads N]
 //! ```
 //!
-//! By default the pairs are the paper's protocol on its own data: the first 100 CrowS-Pairs
-//! pairs with 3 to 5 hand-written paraphrases each (474 pairs), shipped with bias-robust as
-//! `paraphrase::crows_pairs_first100`. `--pairs FILE` scores another pair file instead (for
-//! example the small `fixtures/paraphrase/pairs.csv`); it needs a `group_id` column naming each
-//! pair's original (an original's `group_id` is its own id). The default model is `data/demo-mlm`, the small demonstration
-//! masked LM that `make demo` builds; without it the example says so and falls back to
-//! `fixtures/models/bert`, a tiny *random* checkpoint that runs in a second but whose numbers
-//! mean nothing. Pass any Hugging Face folder (`config.json`, `model.safetensors`,
-//! `tokenizer.json`) with `--model`. Relative paths are tried from the current directory, then
-//! from the repository root. `--data-dir` is accepted for symmetry with the other examples and
-//! ignored.
+//! Each model scores the shipped paraphrase set once (the first 100 CrowS-Pairs pairs with 3 to
+//! 5 hand-written paraphrases each, 474 pairs: `bias_robust::paraphrase::crows_pairs_first100`),
+//! and the paper's scorer, CPS, gives each pair's MDIFF. Written to `--out` (default
+//! `target/paraphrase-reproduction`): Table 1 (pairs per bias type), Table 2 (MDIFF of the
+//! "attacked / assaulted / ambushed" example per model), Figure 1 (an original and its
+//! paraphrases), Figures 2–4 (originals whose paraphrases fully agree, per model and per bias
+//! type; MDIFF of every pair per model) and `analysis-2.2` (MPER_AGREE per model and bias
+//! type, the paper's §2.2 numbers), with `index.html`. The summary printed here is Table 2 and
+//! the overall rows of `analysis-2.2`.
+//!
+//! `--model` may be repeated (the paper compares five models). The default model is
+//! `data/demo-mlm`, the small demonstration masked LM that `make demo` builds; without it the
+//! example says so and falls back to `fixtures/models/bert`, a tiny *random* checkpoint whose
+//! numbers mean nothing. Pass any Hugging Face folders (`config.json`, `model.safetensors`,
+//! `tokenizer.json`). Relative paths are tried from the current directory, then from the
+//! repository root. `--max-pairs N` scores only the leading whole groups within N pairs (a quick
+//! check). `--pairs FILE` (another pair file) is `bias robust paraphrase --model DIR --pairs
+//! FILE`'s job.
 
 use std::error::Error;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use bias_core::run::score_to_table;
-use bias_plm::{DeviceSpec, MaskedLm, ScorerKind, ScoringOptions};
-use bias_robust::paraphrase::{crows_pairs_first100, CROWS_PAIRS_FIRST100_NAME};
-use bias_robust::{paraphrase_agreement, AgreementSummary, ParaphraseOptions, DEFAULT_NEAR_TIE};
+use bias_core::StudyModel;
+use bias_plm::{DeviceSpec, LanguageModel, StudiedLm};
+use bias_robust::reproduce::{reproduce, Paper, Reproduction, Study};
 
 #[path = "common/mod.rs"]
 mod common;
 use common::{default_model, resolve};
 
-const USAGE: &str =
-    "usage: paraphrase_agreement [--model DIR] [--pairs FILE] [--data-dir DIR] [--threads N]";
-
-const KINDS: [ScorerKind; 2] = [ScorerKind::Aul, ScorerKind::Cps];
-
-fn row(label: &str, s: &AgreementSummary) -> String {
-    format!(
-        "| {label} | {} | {} | {}/{} | {:.3} | {}/{} | {:.3} | {:.3} |",
-        s.groups,
-        s.paraphrases,
-        s.agreeing_paraphrases,
-        s.paraphrases,
-        s.mper_agree,
-        s.agreeing_groups,
-        s.groups,
-        s.group_agree,
-        s.near_tie_share
-    )
-}
+const USAGE: &str = "usage: paraphrase_agreement [--model DIR]... [--out DIR] [--max-pairs N] \
+                     [--data-dir DIR] [--threads N]";
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let mut model_dir: Option<PathBuf> = None;
-    let mut pairs_path: Option<PathBuf> = None;
+    let mut model_dirs: Vec<PathBuf> = Vec::new();
+    let mut out_dir = PathBuf::from("target/paraphrase-reproduction");
+    let mut data_dir = PathBuf::from("data");
+    let mut max_pairs: Option<usize> = None;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut value = || {
@@ -65,11 +54,10 @@ fn main() -> Result<(), Box<dyn Error>> {
                 .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
         };
         match flag.as_str() {
-            "--model" => model_dir = Some(value()?.into()),
-            "--pairs" => pairs_path = Some(value()?.into()),
-            "--data-dir" => {
-                value()?;
-            }
+            "--model" | "--models" => model_dirs.push(value()?.into()),
+            "--out" => out_dir = value()?.into(),
+            "--data-dir" => data_dir = value()?.into(),
+            "--max-pairs" => max_pairs = Some(value()?.parse()?),
             "--threads" => tch::set_num_threads(value()?.parse::<i32>()?.max(1)),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -78,58 +66,61 @@ fn main() -> Result<(), Box<dyn Error>> {
             other => return Err(format!("unknown argument {other:?}\n{USAGE}").into()),
         }
     }
-    let (source, dataset, pairs) = match pairs_path {
-        Some(path) => {
-            let path = resolve(path);
-            let data = bias_data::load_pairs(&path)?;
-            (path.display().to_string(), data.name, data.pairs)
-        }
-        None => (
-            "the first 100 CrowS-Pairs pairs and their paraphrases".to_owned(),
-            CROWS_PAIRS_FIRST100_NAME.to_owned(),
-            crows_pairs_first100(),
-        ),
-    };
-    let model_dir = resolve(model_dir.unwrap_or_else(default_model));
-    let started = Instant::now();
-    let lm = MaskedLm::open(&model_dir, DeviceSpec::Auto, tch::Kind::Float)?;
-    let name = lm.name().to_owned();
-    let mut scorer = lm.scorer(&KINDS, ScoringOptions::default())?;
-    let (table, tally) = score_to_table(&mut scorer, &pairs, &dataset, &name)?;
-    for id in &tally.skipped_identical {
-        eprintln!("pair {id} tokenises identically: skipped");
+    if model_dirs.is_empty() {
+        model_dirs.push(default_model());
     }
+    let started = Instant::now();
+    let mut models: Vec<Box<dyn StudyModel>> = Vec::new();
+    for dir in model_dirs {
+        let lm = LanguageModel::open(resolve(dir), DeviceSpec::Auto, tch::Kind::Float)?;
+        models.push(Box::new(StudiedLm::new(lm)));
+    }
+    let scores = out_dir.join("scores");
+    let mut study = Study::new(models, resolve(data_dir), &scores)?.with_max_pairs(max_pairs);
+    let mut out = Reproduction::create(Paper::Paraphrase, &out_dir)?;
+    let result = reproduce(Paper::Paraphrase, &mut study, &mut out);
+    let artifacts = out.finish()?;
+    result?;
     println!(
-        "# Paraphrase agreement — model `{name}`, {} ({} pairs), scored in {:.2} s\n",
-        source,
-        pairs.len(),
+        "# {} — {} model(s): {} ({:.1} s)\n",
+        Paper::Paraphrase.citation(),
+        study.len(),
+        study.model_names().join(", "),
         started.elapsed().as_secs_f64()
     );
-
-    // τ is on CPS's sum scale; paraphrase_agreement divides it by the mean token count for AUL.
-    let options = ParaphraseOptions {
-        near_tie: DEFAULT_NEAR_TIE,
-        scale: None,
-    };
-    for kind in KINDS {
-        let r = paraphrase_agreement(&table.for_scorer(kind.name()), &options)?;
-        let band = match r.band.mean_tokens {
-            Some(n) => format!(
-                "|MDIFF| < τ / n̄ = {} / {n:.2} = {:.4} (per-token scale)",
-                r.band.tau_sum, r.band.half_width
-            ),
-            None => format!("|MDIFF| < τ = {} (sum scale)", r.band.half_width),
-        };
-        println!("## {} (near tie: {band})\n", kind.name().to_uppercase());
-        println!(
-            "| bias type | groups | paraphrases | agreeing | MPER_AGREE | groups fully agreeing \
-             | share | near-tie share |"
-        );
-        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
-        for (ty, s) in &r.by_type {
-            println!("{}", row(&ty.to_string(), s));
-        }
-        println!("{}\n", row("**overall**", &r.overall));
+    for a in &artifacts {
+        println!("- {} ({}): {}", a.id, a.status.label(), a.title);
     }
+    for id in ["table-2", "analysis-2.2"] {
+        let path = out_dir.join(format!("{id}.json"));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let json: serde_json::Value = serde_json::from_str(&text)?;
+        println!("\n## {id}: {}\n", json["title"].as_str().unwrap_or(""));
+        let table = &json["table"];
+        let columns: Vec<&str> = table["columns"]
+            .as_array()
+            .map(|c| c.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        println!("| {} |", columns.join(" | "));
+        println!("|{}", "---|".repeat(columns.len()));
+        for row in table["rows"].as_array().into_iter().flatten() {
+            if id == "analysis-2.2" && row["bias type"] != "all" {
+                continue;
+            }
+            let cells: Vec<String> = columns
+                .iter()
+                .map(|c| match &row[*c] {
+                    serde_json::Value::String(s) => s.clone(),
+                    serde_json::Value::Null => "–".into(),
+                    v if v.is_f64() => format!("{:.4}", v.as_f64().unwrap_or(f64::NAN)),
+                    v => v.to_string(),
+                })
+                .collect();
+            println!("| {} |", cells.join(" | "));
+        }
+    }
+    println!("\nindex: {}", out_dir.join("index.html").display());
     Ok(())
 }

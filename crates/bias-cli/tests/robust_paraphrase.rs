@@ -126,13 +126,35 @@ fn model_scores_the_shipped_set_by_default() {
         .iter()
         .filter(|r| prefers(&r.pair_id) == prefers(r.group_id.as_ref().unwrap()))
         .count();
-    let mper = all["mper_agree"].as_f64().unwrap();
+    let para = all["paraphrase_agree"].as_f64().unwrap();
     let by_hand = agreeing as f64 / paraphrases.len() as f64;
     assert!(
-        (mper - by_hand).abs() < 1e-12,
-        "{mper} vs {agreeing}/{}",
+        (para - by_hand).abs() < 1e-12,
+        "{para} vs {agreeing}/{}",
         paraphrases.len()
     );
+    // MPER_AGREE (the paper's Figures 2–3): originals all of whose paraphrases agree.
+    let groups: std::collections::BTreeSet<&str> = rows_
+        .iter()
+        .map(|r| r.group_id.as_deref().unwrap())
+        .collect();
+    let full = groups
+        .iter()
+        .filter(|g| {
+            paraphrases
+                .iter()
+                .filter(|r| r.group_id.as_deref() == Some(**g))
+                .all(|r| prefers(&r.pair_id) == prefers(g))
+        })
+        .count();
+    let mper = all["mper_agree"].as_f64().unwrap();
+    assert_eq!(all["agreeing_groups"].as_u64(), Some(full as u64));
+    assert!(
+        (mper - full as f64 / groups.len() as f64).abs() < 1e-12,
+        "{mper} vs {full}/{}",
+        groups.len()
+    );
+    assert_eq!(all["group_agree"], all["mper_agree"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -184,4 +206,94 @@ fn usage_errors_are_clear() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot be used with"), "{err}");
+}
+
+/// A score table of model `model`, scorer cps: (pair id, group, MDIFF) rows of gender pairs.
+fn hand_table(model: &str, rows: &[(&str, &str, f64)]) -> bias_core::ScoreTable {
+    bias_core::ScoreTable::new(
+        rows.iter()
+            .map(|&(id, group, mdiff)| bias_core::ScoreRow {
+                pair_id: id.into(),
+                dataset: "hand".into(),
+                bias_type: bias_core::BiasType::Gender,
+                direction: bias_core::Direction::Stereo,
+                stereo: format!("{id} s"),
+                anti: format!("{id} a"),
+                score_stereo: -10.0 + mdiff,
+                score_anti: -10.0,
+                scorer: "cps".into(),
+                model: model.into(),
+                tokens_stereo: None,
+                tokens_anti: None,
+                group_id: Some(group.into()),
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn figures_flag_draws_figures_2_to_4_over_the_models_given() {
+    let dir = std::env::temp_dir().join(format!("bias-paraphrase-figs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // m1: g1 (+1; +0.5, +0.2) agrees fully, g2 (−1; +0.3) does not → 1 of 2 originals.
+    // m2: g1 (+1; −0.5, +0.2) and g2 (−1; +0.3) both flip → 0 of 2.
+    let a = dir.join("m1.csv");
+    let b = dir.join("m2.csv");
+    hand_table(
+        "m1",
+        &[
+            ("g1", "g1", 1.0),
+            ("g1-p1", "g1", 0.5),
+            ("g1-p2", "g1", 0.2),
+            ("g2", "g2", -1.0),
+            ("g2-p1", "g2", 0.3),
+        ],
+    )
+    .write_csv_path(&a)
+    .unwrap();
+    hand_table(
+        "m2",
+        &[
+            ("g1", "g1", 1.0),
+            ("g1-p1", "g1", -0.5),
+            ("g1-p2", "g1", 0.2),
+            ("g2", "g2", -1.0),
+            ("g2-p1", "g2", 0.3),
+        ],
+    )
+    .write_csv_path(&b)
+    .unwrap();
+    let figs = dir.join("figs");
+    let (a, b, f) = (
+        a.display().to_string(),
+        b.display().to_string(),
+        figs.display().to_string(),
+    );
+    let rows = json(&[
+        "robust",
+        "paraphrase",
+        "--scores",
+        &a,
+        &b,
+        "--figures",
+        &f,
+        "--format",
+        "json",
+    ]);
+    let m1 = rows
+        .iter()
+        .find(|r| r["model"] == "m1" && r["bias_type"] == "all")
+        .unwrap();
+    assert_eq!(m1["mper_agree"], 0.5);
+    // Paraphrases: g1-p1, g1-p2 agree, g2-p1 flips: 2 of 3.
+    assert!((m1["paraphrase_agree"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
+    for n in ["2", "3", "4"] {
+        for ext in ["png", "svg"] {
+            assert!(figs.join(format!("cps_figure-{n}.{ext}")).is_file(), "{n}.{ext}");
+        }
+    }
+    let f2 = std::fs::read_to_string(figs.join("cps_figure-2.svg")).unwrap();
+    assert!(f2.contains("1/2 (50 %)") && f2.contains("0/2 (0 %)"), "{f2}");
+    assert!(f2.contains("\nm1\n") && f2.contains("\nm2\n"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,5 +1,5 @@
-//! Paraphrase agreement (paraphrase-robustness study §2): hand-counted MPER_AGREE, near ties,
-//! errors, and the paraphrase fixture.
+//! Paraphrase agreement (paraphrase-robustness study §2): hand-counted MPER_AGREE (groups
+//! fully agreeing) and paraphrase agreement, near ties, errors, and the paraphrase fixture.
 
 use bias_core::{BiasType, Direction, ScoreRow, ScoreTable};
 use bias_robust::paraphrase::ScoreScale;
@@ -32,7 +32,8 @@ fn row(id: &str, group: Option<&str>, bias: BiasType, mdiff: f64) -> ScoreRow {
 /// | g2    | gender | −0.40 (0)| −0.20, 0.0 (tie → 0)   | 1, 1 → 2 of 2 (MAGREE = 1)|
 /// | g3    | age    | +1.00 (1)| −0.30, −0.60, +0.20    | 0, 0, 1 → 1 of 3          |
 ///
-/// MPER_AGREE = (2 + 2 + 1) / (3 + 2 + 3) = 5/8; groups fully agreeing: g2 only → 1/3.
+/// Paraphrase agreement = (2 + 2 + 1) / (3 + 2 + 3) = 5/8; MPER_AGREE (groups fully agreeing):
+/// g2 only → 1/3.
 /// Gender: (2 + 2) / 5 = 4/5, groups 1/2; age: 1/3, groups 0/1.
 /// Near ties |MDIFF| < 0.25 over all 11 pairs: 0.10, −0.05, −0.20, 0.0, 0.20 → 5/11.
 /// (0.30 and −0.30 are outside; 0.25 exactly would be outside too.)
@@ -55,14 +56,18 @@ fn hand_table() -> ScoreTable {
 }
 
 #[test]
-fn mper_agree_matches_hand_count() {
+fn mper_agree_and_paraphrase_agreement_match_hand_count() {
     let r = paraphrase_agreement(&hand_table(), &ParaphraseOptions::default()).unwrap();
     assert_eq!(r.overall.paraphrases, 8);
     assert_eq!(r.overall.agreeing_paraphrases, 5);
-    assert_eq!(r.overall.mper_agree, 5.0 / 8.0);
+    assert_eq!(r.overall.paraphrase_agree, 5.0 / 8.0);
     assert_eq!(r.overall.groups, 3);
     assert_eq!(r.overall.agreeing_groups, 1);
-    assert_eq!(r.overall.group_agree, 1.0 / 3.0);
+    assert_eq!(r.overall.mper_agree, 1.0 / 3.0);
+    // The deprecated alias is the paper's MPER_AGREE, not the per-paraphrase share.
+    #[allow(deprecated)]
+    let alias = r.overall.group_agree;
+    assert_eq!(alias, 1.0 / 3.0);
 
     let ids: Vec<&str> = r.groups.iter().map(|g| g.group_id.as_str()).collect();
     assert_eq!(ids, ["g1", "g2", "g3"]);
@@ -82,11 +87,11 @@ fn mper_agree_matches_hand_count() {
     assert!(g[2].original_mbias && !g[1].original_mbias);
 
     let gender = &r.by_type[&BiasType::Gender];
-    assert_eq!(gender.mper_agree, 4.0 / 5.0);
-    assert_eq!(gender.group_agree, 0.5);
+    assert_eq!(gender.paraphrase_agree, 4.0 / 5.0);
+    assert_eq!(gender.mper_agree, 0.5);
     let age = &r.by_type[&BiasType::Age];
-    assert_eq!(age.mper_agree, 1.0 / 3.0);
-    assert_eq!(age.group_agree, 0.0);
+    assert_eq!(age.paraphrase_agree, 1.0 / 3.0);
+    assert_eq!(age.mper_agree, 0.0);
 
     // Per-pair outcomes keep table order; originals carry no agreement flag.
     assert_eq!(r.pairs.len(), 11);
@@ -246,7 +251,8 @@ fn fixture_loads_and_groups() {
 /// 10 − 7 = 3 (1); p2 = original (0); p3 |51 − 40| − |48 − 40| = 11 − 8 = 3 (1).
 ///
 /// Disagreeing paraphrases (bold): o02-p2, o03-p3, o17-p1, o20-p1, o20-p3 = 5 of 63.
-/// MPER_AGREE = (63 − 5) / 63 = 58/63; groups fully agreeing = 21 − 4 (o02, o03, o17, o20) =
+/// Paraphrase agreement = (63 − 5) / 63 = 58/63; MPER_AGREE (groups fully agreeing) = 21 − 4
+/// (o02, o03, o17, o20) =
 /// 17 → 17/21.
 /// Per type: gender (3 + 2 + 2) / 9 = 7/9, groups 1/3; socioeconomic (3 + 2 + 3) / 9 = 8/9,
 /// groups 2/3; disability (3 + 1 + 3) / 9 = 7/9, groups 2/3; every other type 1, groups 1.
@@ -285,9 +291,9 @@ fn fixture_agreement_is_partial() {
     assert_eq!(r.overall.paraphrases, 63);
     assert!(r.groups.iter().all(|g| g.paraphrases == 3));
     assert_eq!(r.overall.agreeing_paraphrases, 58);
-    assert_eq!(r.overall.mper_agree, 58.0 / 63.0);
+    assert_eq!(r.overall.paraphrase_agree, 58.0 / 63.0);
     assert_eq!(r.overall.agreeing_groups, 17);
-    assert_eq!(r.overall.group_agree, 17.0 / 21.0);
+    assert_eq!(r.overall.mper_agree, 17.0 / 21.0);
     let disagreeing: Vec<&str> = r
         .pairs
         .iter()
@@ -306,7 +312,7 @@ fn fixture_agreement_is_partial() {
         .collect();
     assert_eq!(not_full, ["o02", "o03", "o17", "o20"]);
     assert_eq!(r.by_type.len(), 7);
-    for (ty, mper, groups) in [
+    for (ty, para, groups) in [
         (BiasType::Gender, 7.0 / 9.0, 1.0 / 3.0),
         (BiasType::Socioeconomic, 8.0 / 9.0, 2.0 / 3.0),
         (BiasType::Disability, 7.0 / 9.0, 2.0 / 3.0),
@@ -316,7 +322,7 @@ fn fixture_agreement_is_partial() {
         (BiasType::Nationality, 1.0, 1.0),
     ] {
         let s = &r.by_type[&ty];
-        assert_eq!((s.mper_agree, s.group_agree), (mper, groups), "{ty:?}");
+        assert_eq!((s.paraphrase_agree, s.mper_agree), (para, groups), "{ty:?}");
     }
     assert_eq!(r.overall.near_tie_pairs, 25);
     assert_eq!(r.overall.pairs, 84);

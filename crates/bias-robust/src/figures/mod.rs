@@ -13,9 +13,13 @@
 //! | [`robustness_curves`] | per model, the mean of a measure across sampling rates with its 2.5–97.5 % band and the full-data value; red circles where the order by mean is not the full-data order (liu2024 Fig. 5) |
 //! | [`roc_curves`] | ROC curves against human labels, with the chance diagonal |
 //! | [`mdiff_histogram`] | histogram of the paraphrase MDIFFs with the ±τ near-tie band |
+//! | [`agreement_counts`] | per model, originals whose paraphrases fully agree (MAGREEMENT = 1) or not (paraphrase study Figure 2) |
+//! | [`agreement_by_type`] | the same per bias type, one panel each (paraphrase study Figure 3) |
+//! | [`mdiff_by_sample`] | MDIFF of every pair, one colour per model, with the near-tie band (paraphrase study Figure 4) |
 //! | [`correlation_heatmap`] | Pearson r between measures, values written in the cells |
 //! | [`controlled_trends`] | each measure of a bias-controlled study against the rate of bias, and the he/she probe (kaneko2023 Figure 2) |
 
+mod agreement;
 mod curves;
 mod densities;
 mod heatmap;
@@ -25,6 +29,7 @@ mod roc;
 mod style;
 mod trends;
 
+pub use agreement::{agreement_by_type, agreement_counts, mdiff_by_sample};
 pub use curves::robustness_curves;
 pub use densities::score_densities;
 pub use heatmap::correlation_heatmap;

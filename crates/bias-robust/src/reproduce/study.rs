@@ -21,6 +21,9 @@ pub enum DataSet {
     /// pairs `<id>/stereo-unrelated` (stereotype, unrelated) and `<id>/anti-unrelated`
     /// (anti-stereotype, unrelated), for StereoSet's LMS.
     StereoSetUnrelated,
+    /// The first 100 CrowS-Pairs pairs and their hand-written paraphrases, shipped with this
+    /// crate ([`crate::paraphrase::crows_pairs_first100`]; the paraphrase-robustness study).
+    Paraphrases,
 }
 
 impl DataSet {
@@ -30,6 +33,7 @@ impl DataSet {
             DataSet::CrowsPairs => "crows-pairs",
             DataSet::StereoSet => "stereoset",
             DataSet::StereoSetUnrelated => "stereoset-unrelated",
+            DataSet::Paraphrases => crate::paraphrase::CROWS_PAIRS_FIRST100_NAME,
         }
     }
 }
@@ -164,13 +168,15 @@ impl<'m> Study<'m> {
                 DataSet::StereoSetUnrelated => {
                     stereoset_unrelated_pairs(&bias_data::layout::stereoset_dev(&self.data_dir))?
                 }
+                DataSet::Paraphrases => crate::paraphrase::crows_pairs_first100(),
             };
             if let Some(n) = self.max_pairs {
                 // Two comparisons per StereoSet item: keep the items of the first n.
-                let keep = if set == DataSet::StereoSetUnrelated {
-                    2 * n
-                } else {
-                    n
+                let keep = match set {
+                    DataSet::StereoSetUnrelated => 2 * n,
+                    // Whole groups of an original and its paraphrases.
+                    DataSet::Paraphrases => crate::paraphrase::whole_groups_within(&pairs, n),
+                    _ => n,
                 };
                 pairs.truncate(keep);
             }

@@ -1,5 +1,5 @@
 //! `bias robust paraphrase`: whether a pair's verdict survives paraphrase (MDIFF, MBIAS,
-//! MAGREEMENT, MPER_AGREE).
+//! MAGREEMENT, MPER_AGREE), and the paper's Figures 2–4 across the models given (`--figures`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -7,8 +7,11 @@ use std::path::{Path, PathBuf};
 use bias_core::run::score_to_table;
 use bias_core::ScoreSlice;
 use bias_plm::ScoringOptions;
-use bias_robust::paraphrase::{crows_pairs_first100, ScoreScale, CROWS_PAIRS_FIRST100_NAME};
-use bias_robust::{paraphrase_agreement, ParaphraseOptions};
+use bias_robust::paraphrase::{
+    crows_pairs_first100, draw_paper_figures, ScoreScale, CROWS_PAIRS_FIRST100_NAME,
+};
+use bias_robust::report::file_part;
+use bias_robust::{paraphrase_agreement, ParaphraseOptions, ParaphraseReport};
 use clap::{ArgGroup, Args, ValueEnum};
 use serde::Serialize;
 
@@ -64,6 +67,12 @@ pub struct ParaphraseArgs {
     /// scorer's name).
     #[arg(long, value_enum)]
     scale: Option<ScaleArg>,
+    /// Also draw the paraphrase study's Figures 2 (originals whose paraphrases fully agree,
+    /// MAGREEMENT = 1, or not, per model), 3 (the same per bias type) and 4 (MDIFF of every pair
+    /// per model) into this folder, one set per scorer, comparing every model given:
+    /// `<scorer>_figure-2.png/.svg`, … (give several `--scores` tables for several models).
+    #[arg(long)]
+    figures: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -97,8 +106,16 @@ struct AgreementRow {
     model: String,
     bias_type: String,
     groups: usize,
+    /// Originals with MAGREEMENT = 1 (every paraphrase shares the original's MBIAS).
+    agreeing_groups: usize,
     paraphrases: usize,
+    agreeing_paraphrases: usize,
+    /// MPER_AGREE as the paper's Figures 2–3 count it: `agreeing_groups / groups`.
     mper_agree: f64,
+    /// The per-paraphrase reading: `agreeing_paraphrases / paraphrases` (`mper_agree` before
+    /// issue 16).
+    paraphrase_agree: f64,
+    /// Deprecated: the same value as `mper_agree` (its old name).
     group_agree: f64,
     near_tie_share: f64,
     /// The half-width applied to MDIFF: τ on the sum scale, τ / mean tokens on a per-token one,
@@ -180,6 +197,7 @@ pub fn run(a: &ParaphraseArgs, out: &mut impl Write) -> Result<(), CliError> {
         scale: a.scale.map(ScoreScale::from),
     };
     let mut rows = Vec::new();
+    let mut reports = Vec::new();
     for slice in &slices {
         if options.scale.is_none() && ScoreScale::of_scorer(&slice.scorer).is_none() {
             return Err(CliError::Usage(format!(
@@ -198,9 +216,12 @@ pub fn run(a: &ParaphraseArgs, out: &mut impl Write) -> Result<(), CliError> {
                 model: slice.model.clone(),
                 bias_type: ty,
                 groups: s.groups,
+                agreeing_groups: s.agreeing_groups,
                 paraphrases: s.paraphrases,
+                agreeing_paraphrases: s.agreeing_paraphrases,
                 mper_agree: s.mper_agree,
-                group_agree: s.group_agree,
+                paraphrase_agree: s.paraphrase_agree,
+                group_agree: s.mper_agree,
                 near_tie_share: s.near_tie_share,
                 near_tie_band: report.band.half_width,
                 scale: report.band.scale.as_str(),
@@ -211,6 +232,10 @@ pub fn run(a: &ParaphraseArgs, out: &mut impl Write) -> Result<(), CliError> {
         for (ty, s) in &report.by_type {
             push(ty.to_string(), s);
         }
+        reports.push((slice.scorer.clone(), slice.model.clone(), report));
+    }
+    if let Some(dir) = &a.figures {
+        draw_figures(&reports, dir)?;
     }
     if a.format == Format::Json {
         return write_json(&rows, out);
@@ -221,8 +246,8 @@ pub fn run(a: &ParaphraseArgs, out: &mut impl Write) -> Result<(), CliError> {
         "bias_type",
         "groups",
         "paraphrases",
-        "MPER_AGREE",
-        "groups fully agreeing",
+        "MPER_AGREE (groups fully agreeing)",
+        "paraphrases agreeing",
         "near-tie share",
         "near-tie band",
     ]);
@@ -233,8 +258,18 @@ pub fn run(a: &ParaphraseArgs, out: &mut impl Write) -> Result<(), CliError> {
             r.bias_type.clone(),
             r.groups.to_string(),
             r.paraphrases.to_string(),
-            fixed(r.mper_agree, 3),
-            fixed(r.group_agree, 3),
+            format!(
+                "{} ({}/{})",
+                fixed(r.mper_agree, 3),
+                r.agreeing_groups,
+                r.groups
+            ),
+            format!(
+                "{} ({}/{})",
+                fixed(r.paraphrase_agree, 3),
+                r.agreeing_paraphrases,
+                r.paraphrases
+            ),
             fixed(r.near_tie_share, 3),
             match (r.mean_tokens, r.scale) {
                 (Some(n), "attention-weighted mean") => {
@@ -246,4 +281,33 @@ pub fn run(a: &ParaphraseArgs, out: &mut impl Write) -> Result<(), CliError> {
         ]);
     }
     g.write(a.format, out)
+}
+
+/// Draws Figures 2–4 of the paraphrase study per scorer, comparing the models of that scorer
+/// (`bias_robust::paraphrase::draw_paper_figures`), and says where they are on stderr (stdout
+/// stays the table or one JSON document).
+fn draw_figures(
+    reports: &[(String, String, ParaphraseReport)],
+    dir: &Path,
+) -> Result<(), CliError> {
+    let mut scorers: Vec<&str> = reports.iter().map(|r| r.0.as_str()).collect();
+    scorers.sort_unstable();
+    scorers.dedup();
+    for scorer in scorers {
+        let of_scorer: Vec<(&str, &ParaphraseReport)> = reports
+            .iter()
+            .filter(|r| r.0 == scorer)
+            .map(|r| (r.1.as_str(), &r.2))
+            .collect();
+        let prefix = format!("{}_", file_part(scorer));
+        let f = draw_paper_figures(&of_scorer, dir, &prefix)?;
+        eprintln!(
+            "{scorer}: Figures 2–4 of {} model(s): {}.png, {}.png, {}.png (and .svg)",
+            of_scorer.len(),
+            f.figure_2.display(),
+            f.figure_3.display(),
+            f.figure_4.display()
+        );
+    }
+    Ok(())
 }
