@@ -6,11 +6,16 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use bias_core::StudyModel;
+use bias_metrics::JssVariant;
 use bias_plm::StudiedLm;
-use bias_robust::reproduce::{reproduce, Paper, Reproduction, Study};
+use bias_robust::reproduce::{
+    reproduce, reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study,
+};
+use bias_robust::RobustnessOptions;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::commands::measure::JssArg;
 use crate::error::CliError;
 use crate::model_args::DeviceArgs;
 
@@ -38,11 +43,39 @@ pub struct ReproduceArgs {
     /// Only the first N pairs of each data set (a quick check: the numbers are not the paper's).
     #[arg(long)]
     pub max_pairs: Option<usize>,
+    /// liu2024: the JSS of Eq. 9, the authors' code (default; it produced the paper's numbers)
+    /// or the paper's text (the true Jensen–Shannon divergence in bits).
+    #[arg(long, value_enum, default_value_t = JssArg::Authors)]
+    pub jss: JssArg,
+    /// liu2024 Figure 5 and Table 5: seeded sub-samples of CrowS-Pairs per sampling rate (the
+    /// paper averages "multiple sampling experiments" without saying how many).
+    #[arg(long, default_value_t = 100)]
+    pub subsample_repeats: usize,
+    /// liu2024 Figure 5 and Table 5: the seed of the sub-samples.
+    #[arg(long, default_value_t = 0)]
+    pub subsample_seed: u64,
+    #[command(flatten)]
+    pub kaneko2023: crate::commands::controlled::Kaneko2023Args,
     #[command(flatten)]
     pub device: DeviceArgs,
 }
 
 impl ReproduceArgs {
+    /// The liu2024 options of `--jss`, `--subsample-repeats`, `--subsample-seed`.
+    fn liu2024_options(&self) -> Liu2024Options {
+        Liu2024Options {
+            jss: match self.jss {
+                JssArg::Authors => JssVariant::AuthorsCode,
+                JssArg::Paper => JssVariant::PaperText,
+            },
+            robustness: RobustnessOptions {
+                repeats: self.subsample_repeats,
+                seed: self.subsample_seed,
+                ..RobustnessOptions::default()
+            },
+        }
+    }
+
     fn scores_dir(&self) -> PathBuf {
         self.scores.clone().unwrap_or_else(|| {
             let parent = self.out.parent().filter(|p| !p.as_os_str().is_empty());
@@ -82,7 +115,15 @@ pub fn run(args: &ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut study =
         Study::new(models, &args.data_dir, args.scores_dir())?.with_max_pairs(args.max_pairs);
     let mut repro = Reproduction::create(args.paper, &args.out)?;
-    let result = reproduce(args.paper, &mut study, &mut repro);
+    let result = match args.paper {
+        Paper::Liu2024 => reproduce_liu2024(&mut study, &mut repro, &args.liu2024_options()),
+        Paper::Kaneko2023 => bias_robust::reproduce::reproduce_kaneko2023(
+            &mut study,
+            &mut repro,
+            &args.kaneko2023.options(),
+        ),
+        paper => reproduce(paper, &mut study, &mut repro),
+    };
     // The index lists what was written even when a later table failed.
     let artifacts = repro.finish()?;
     result?;
