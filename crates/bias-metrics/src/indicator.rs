@@ -158,6 +158,106 @@ impl Indicator {
     }
 }
 
+/// Which test instances make up `N` in the bias score of Kaneko & Bollegala (2022), Eq. (6),
+/// `100/N · Σ 𝕀(f(S_st) > f(S_at))`.
+///
+/// A scoring run leaves some pairs out of the score table: pairs whose two sentences tokenise
+/// identically, and (for SSS, Eq. 2) pairs without a modified token. The paper defines `N` as
+/// "the total number of test instances", and the authors' `evaluate.py` counts every pair in
+/// its denominator, such a pair never counting as stereotypical (equal scores, or a NaN mean
+/// over no modified token, compare false). [`PairsInN::All`] (the default) does the same;
+/// [`PairsInN::Scored`] keeps `N` to the pairs in the score table (what [`Indicator::report`]
+/// alone computes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum PairsInN {
+    /// Kaneko & Bollegala (2022) Eq. (6) and their code (default): every test instance is in
+    /// `N`; an unscored pair is not stereotypical.
+    #[default]
+    All,
+    /// Only the scored pairs are in `N`; unscored pairs are dropped.
+    Scored,
+}
+
+impl PairsInN {
+    /// `all` or `scored`, as the CLI spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PairsInN::All => "all",
+            PairsInN::Scored => "scored",
+        }
+    }
+}
+
+/// A pair a scorer left out of its score table (see [`PairsInN`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnscoredPair {
+    /// The pair's id.
+    pub pair_id: String,
+    /// The pair's bias type.
+    pub bias_type: BiasType,
+}
+
+impl Indicator {
+    /// [`Indicator::report`] with `N` chosen by `n` (Kaneko & Bollegala 2022, Eq. 6): with
+    /// [`PairsInN::All`], the `unscored` pairs join `N` overall and in their bias type, none of
+    /// them stereotypical; with [`PairsInN::Scored`] they are ignored. The tie count and
+    /// Nangia's sub-scores stay over the scored pairs. Rounding applies to the overall value.
+    ///
+    /// # Errors
+    /// As [`Indicator::report`]; [`MetricsError::InvalidParameter`] if an unscored pair's id
+    /// also has a row in `table` (it would count twice).
+    pub fn report_with_unscored(
+        &self,
+        table: &ScoreTable,
+        unscored: &[UnscoredPair],
+        n: PairsInN,
+    ) -> Result<IndicatorReport, MetricsError> {
+        let mut report = self.report(table)?;
+        if n == PairsInN::Scored || unscored.is_empty() {
+            return Ok(report);
+        }
+        let scored: std::collections::HashSet<&str> =
+            table.rows().iter().map(|r| r.pair_id.as_str()).collect();
+        if let Some(u) = unscored
+            .iter()
+            .find(|u| scored.contains(u.pair_id.as_str()))
+        {
+            return Err(MetricsError::InvalidParameter {
+                name: format!("indicator: unscored pair `{}`", u.pair_id),
+                value: "also scored".to_owned(),
+                expected: "unscored pairs that have no row in the score table".to_owned(),
+            });
+        }
+        let mut by_type: BTreeMap<BiasType, (usize, usize)> = BTreeMap::new();
+        for (ty, rows) in table.by_bias_type() {
+            let k = rows.iter().filter(|r| r.prefers_stereo()).count();
+            by_type.insert(ty.clone(), (k, rows.len()));
+        }
+        for u in unscored {
+            by_type.entry(u.bias_type.clone()).or_insert((0, 0)).1 += 1;
+        }
+        let m = &mut report.measurement;
+        m.n = table.len() + unscored.len();
+        m.value = self
+            .options
+            .rounding
+            .apply(percent(report.stereotypical, m.n));
+        m.by_type = by_type
+            .into_iter()
+            .map(|(ty, (k, n))| {
+                (
+                    ty,
+                    TypeValue {
+                        value: percent(k, n),
+                        n,
+                    },
+                )
+            })
+            .collect();
+        Ok(report)
+    }
+}
+
 impl BiasMeasure for Indicator {
     type Error = MetricsError;
 
@@ -169,5 +269,74 @@ impl BiasMeasure for Indicator {
     /// As [`Indicator::report`].
     fn measure(&self, table: &ScoreTable) -> Result<Measurement, MetricsError> {
         Ok(self.report(table)?.measurement)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: usize, ty: BiasType, st: f64, at: f64) -> ScoreRow {
+        ScoreRow {
+            pair_id: id.to_string(),
+            dataset: "d".into(),
+            bias_type: ty,
+            direction: Direction::Stereo,
+            stereo: format!("s{id}"),
+            anti: format!("a{id}"),
+            score_stereo: st,
+            score_anti: at,
+            scorer: "sss".into(),
+            model: "m".into(),
+            tokens_stereo: None,
+            tokens_anti: None,
+            group_id: None,
+        }
+    }
+
+    fn unscored(id: usize, ty: BiasType) -> UnscoredPair {
+        UnscoredPair {
+            pair_id: id.to_string(),
+            bias_type: ty,
+        }
+    }
+
+    /// Kaneko & Bollegala (2022) Eq. (6) with N = every test instance (by hand): 3 of 4 scored
+    /// pairs stereotypical, 2 unscored → 3/6 = 50 % (scored only: 3/4 = 75 %). Gender: 2 of 2
+    /// scored + 1 unscored → 2/3; race: 1 of 2 scored + 1 unscored → 1/3.
+    #[test]
+    fn pairs_in_n_changes_the_bias_score() {
+        let table = ScoreTable::new(vec![
+            row(0, BiasType::Gender, -1.0, -2.0),
+            row(1, BiasType::Gender, -1.0, -3.0),
+            row(2, BiasType::RaceColor, -1.0, -2.0),
+            row(3, BiasType::RaceColor, -4.0, -2.0),
+        ]);
+        let left = [
+            unscored(4, BiasType::Gender),
+            unscored(5, BiasType::RaceColor),
+        ];
+        let ind = Indicator::default();
+        let all = ind
+            .report_with_unscored(&table, &left, PairsInN::default())
+            .unwrap();
+        assert_eq!(all.measurement.n, 6);
+        assert_eq!(all.measurement.value, 50.0);
+        let g = &all.measurement.by_type[&BiasType::Gender];
+        assert_eq!(g.n, 3);
+        assert!((g.value - 200.0 / 3.0).abs() < 1e-12);
+        let r = &all.measurement.by_type[&BiasType::RaceColor];
+        assert_eq!(r.n, 3);
+        assert!((r.value - 100.0 / 3.0).abs() < 1e-12);
+        let scored = ind
+            .report_with_unscored(&table, &left, PairsInN::Scored)
+            .unwrap();
+        assert_eq!(scored.measurement, ind.report(&table).unwrap().measurement);
+        assert_eq!((scored.measurement.n, scored.measurement.value), (4, 75.0));
+        // A pair both scored and unscored is refused, naming it.
+        let err = ind
+            .report_with_unscored(&table, &[unscored(2, BiasType::RaceColor)], PairsInN::All)
+            .unwrap_err();
+        assert!(err.to_string().contains("`2`"), "{err}");
     }
 }
