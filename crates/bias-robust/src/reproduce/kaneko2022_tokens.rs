@@ -911,3 +911,299 @@ pub(super) fn table_4(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(
         &t,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use bias_core::run::RunSummary;
+    use bias_core::{BiasType, BoxError, Direction};
+
+    use super::*;
+
+    /// Sentences are space-separated integers; ids are `[101, words…, 102]`. Unmasked, a position
+    /// is predicted right when its id is even or follows its left neighbour by one (so order
+    /// matters); masked, when its id is a multiple of 3.
+    struct Fake;
+
+    fn rule(ids: &[i64], masked: &[usize], p: usize) -> bool {
+        if masked.contains(&p) {
+            ids[p] % 3 == 0
+        } else {
+            ids[p] % 2 == 0 || (p > 0 && ids[p - 1] + 1 == ids[p])
+        }
+    }
+
+    impl StudyModel for Fake {
+        fn name(&self) -> &str {
+            "fake"
+        }
+        fn score_into(
+            &mut self,
+            _: &str,
+            _: &[SentencePair],
+            _: &Path,
+        ) -> Result<RunSummary, BoxError> {
+            Err("not a scorer".into())
+        }
+        fn token_ids(&mut self, sentence: &str) -> Result<Option<Vec<i64>>, BoxError> {
+            let mut ids = vec![101];
+            for w in sentence.split_whitespace() {
+                ids.push(w.parse()?);
+            }
+            ids.push(102);
+            Ok(Some(ids))
+        }
+        fn predict_tokens(
+            &mut self,
+            queries: &[TokenQuery],
+        ) -> Result<Option<Vec<Vec<bool>>>, BoxError> {
+            Ok(Some(
+                queries
+                    .iter()
+                    .map(|q| {
+                        q.targets
+                            .iter()
+                            .map(|&p| rule(&q.ids, &q.masked, p))
+                            .collect()
+                    })
+                    .collect(),
+            ))
+        }
+    }
+
+    fn pair(id: &str, stereo: &str, anti: &str) -> SentencePair {
+        SentencePair {
+            id: id.into(),
+            stereo: stereo.into(),
+            anti: anti.into(),
+            bias_type: BiasType::Gender,
+            direction: Direction::Stereo,
+            group_id: None,
+        }
+    }
+
+    fn opts(aul_tokens: AulTokens, stereoset: StereoSetAccuracy) -> AccuracyOptions {
+        AccuracyOptions {
+            aul_tokens,
+            stereoset,
+        }
+    }
+
+    #[test]
+    fn crows_pairs_token_sets_by_hand() {
+        // ids [101 2 3 5 102] / [101 2 4 5 102]: unmodified inner positions 1 and 3.
+        let pairs = [pair("c", "2 3 5", "2 4 5"), pair("same", "7", "7")];
+        let set = AccuracySet::CrowsPairs;
+        let item = StereoSetAccuracy::Item; // no effect on CrowS-Pairs
+        let paper = scorer_accuracy(&mut Fake, set, &pairs, opts(AulTokens::Paper, item)).unwrap();
+        // CPS: ids 2 and 5 masked alone, neither a multiple of 3.
+        assert_eq!((paper.masked.correct(), paper.masked.total()), (0, 4));
+        // AUL at 1 and 3: stereo 2 (even) ✓, 5 after 3 ✗; anti 2 ✓, 5 after 4 ✓.
+        assert_eq!((paper.aul.correct(), paper.aul.total()), (3, 4));
+        assert_eq!(paper.unit, "token");
+        assert_eq!(paper.test.unwrap().table, [[0, 3], [0, 1]]);
+        assert_eq!((paper.pairs, paper.skipped_identical), (1, 1));
+        // Sentence: stereo 2 ✓ 3 ✓ 5 ✗, anti 2 ✓ 4 ✓ 5 ✓; the test stays on CPS's tokens.
+        let sentence =
+            scorer_accuracy(&mut Fake, set, &pairs, opts(AulTokens::Sentence, item)).unwrap();
+        assert_eq!((sentence.aul.correct(), sentence.aul.total()), (5, 6));
+        assert_eq!(sentence.test.unwrap().table, [[0, 3], [0, 1]]);
+        // With special tokens: 101 ✗ (odd, first), 102 ✓ (even) on each side.
+        let special =
+            scorer_accuracy(&mut Fake, set, &pairs, opts(AulTokens::WithSpecial, item)).unwrap();
+        assert_eq!((special.aul.correct(), special.aul.total()), (7, 10));
+    }
+
+    #[test]
+    fn stereoset_items_and_tokens_by_hand() {
+        let pairs = [pair("a", "1 2 3 9", "1 2 4 9"), pair("b", "5 7", "5 8 8")];
+        let set = AccuracySet::StereoSet;
+        // Item a: SSS stereo 3 ✓ (×3); AUL stereo 3 after 2 ✓ → both right.
+        // Item b: SSS 7 ✗, anti 8 8 ✗ → wrong; AUL stereo 7 ✗ but anti 8 8 ✓ → right.
+        let items = scorer_accuracy(&mut Fake, set, &pairs, AccuracyOptions::default()).unwrap();
+        assert_eq!(items.unit, "item");
+        assert_eq!((items.masked.correct(), items.masked.total()), (1, 2));
+        assert_eq!((items.aul.correct(), items.aul.total()), (2, 2));
+        assert_eq!(items.test.unwrap().table, [[1, 1], [0, 0]]);
+        assert_eq!(items.masked.percent(), 50.0);
+        // Tokens: SSS [✓ ✗ | ✗ ✗ ✗], AUL [✓ ✓ | ✗ ✓ ✓].
+        let tokens = scorer_accuracy(
+            &mut Fake,
+            set,
+            &pairs,
+            opts(AulTokens::Paper, StereoSetAccuracy::Token),
+        )
+        .unwrap();
+        assert_eq!((tokens.masked.correct(), tokens.masked.total()), (1, 5));
+        assert_eq!((tokens.aul.correct(), tokens.aul.total()), (4, 5));
+        assert_eq!(tokens.test.unwrap().table, [[1, 3], [0, 1]]);
+        // Every sentence token: item a stereo 1 ✗ 2 ✓ 3 ✓ 9 ✗ → no item is wholly right.
+        let sentence = scorer_accuracy(
+            &mut Fake,
+            set,
+            &pairs,
+            opts(AulTokens::Sentence, StereoSetAccuracy::Item),
+        )
+        .unwrap();
+        assert_eq!(sentence.aul.correct(), 0);
+        // A sentence whose tokens all occur in the other has no modified token: left out.
+        let contained = [pair("c", "1 2", "1 2 4")];
+        let r = scorer_accuracy(&mut Fake, set, &contained, AccuracyOptions::default()).unwrap();
+        assert_eq!((r.pairs, r.skipped_empty), (0, 1));
+        assert!(r.test.is_none() && r.aul.percent().is_nan());
+    }
+
+    #[test]
+    fn unrelated_by_hand() {
+        let pairs = [pair("a", "1 2 3 9", "1 2 4 9"), pair("b", "5 7", "5 8 8")];
+        let unrelated = [
+            pair("a/stereo-unrelated", "1 2 3 9", "1 2 6 9"),
+            pair("b/stereo-unrelated", "5 7", "5 11"),
+        ];
+        // a: 6 even ✓; b: 11 after 5 ✗.
+        let u =
+            unrelated_accuracy(&mut Fake, &pairs, &unrelated, AccuracyOptions::default()).unwrap();
+        assert_eq!((u.changed.correct(), u.changed.total()), (1, 2));
+        assert_eq!(u.original.percent(), 100.0);
+        assert_eq!(u.drop(), 50.0);
+        assert!(u.test.is_none());
+    }
+
+    #[test]
+    fn shuffles_are_seeded_permutations_of_the_inner_tokens() {
+        let ids: Vec<i64> = vec![101, 1, 2, 3, 4, 5, 6, 7, 8, 102];
+        let (a, pos) = shuffle(&ids, 7, 0);
+        assert_eq!((a[0], a[9]), (101, 102));
+        for (p, &q) in pos.iter().enumerate() {
+            assert_eq!(a[q], ids[p]);
+        }
+        let mut sorted = a.clone();
+        sorted.sort();
+        assert_eq!(sorted, {
+            let mut s = ids.clone();
+            s.sort();
+            s
+        });
+        assert_eq!(shuffle(&ids, 7, 0), (a.clone(), pos));
+        assert_ne!(shuffle(&ids, 7, 1).0, a);
+        assert_ne!(shuffle(&ids, 8, 0).0, a);
+    }
+
+    #[test]
+    fn shuffled_outcomes_follow_each_token_to_its_new_position() {
+        let pairs = [
+            pair("a", "1 2 3 4 5 6 7 9", "1 2 3 4 5 6 8 9"),
+            pair("b", "10 11 12 13 14", "10 11 12 13 15"),
+        ];
+        let set = AccuracySet::CrowsPairs;
+        let o = AccuracyOptions::default();
+        let r = shuffled_accuracy(&mut Fake, set, &pairs, o, 3).unwrap();
+        // The same outcomes, from the rule on the shuffled ids, token by token.
+        let mut want_orig = Vec::new();
+        let mut want_new = Vec::new();
+        for (i, p) in pairs.iter().enumerate() {
+            let al = align(&mut Fake, set, std::slice::from_ref(p)).unwrap();
+            let al = al[0].as_ref().unwrap();
+            for side in 0..2 {
+                let ids = &al.ids[side];
+                let (sh, pos) = shuffle(ids, 3, 2 * i as u64 + side as u64);
+                for &q in &al.shared[side] {
+                    want_orig.push(rule(ids, &[], q));
+                    want_new.push(rule(&sh, &[], pos[q]));
+                }
+            }
+        }
+        assert_eq!(r.original.0, want_orig);
+        assert_eq!(r.changed.0, want_new);
+        assert_ne!(want_orig, want_new, "the shuffle changes some outcome");
+        assert_eq!(
+            r.test.unwrap().table,
+            bias_metrics::stats::mcnemar_table(&want_orig, &want_new).unwrap()
+        );
+    }
+
+    #[test]
+    fn context_free_predictions_do_not_change_under_shuffling() {
+        /// Right when the id is even, wherever it stands.
+        struct Even;
+        impl StudyModel for Even {
+            fn name(&self) -> &str {
+                "even"
+            }
+            fn score_into(
+                &mut self,
+                _: &str,
+                _: &[SentencePair],
+                _: &Path,
+            ) -> Result<RunSummary, BoxError> {
+                Err("not a scorer".into())
+            }
+            fn token_ids(&mut self, s: &str) -> Result<Option<Vec<i64>>, BoxError> {
+                Fake.token_ids(s)
+            }
+            fn predict_tokens(
+                &mut self,
+                queries: &[TokenQuery],
+            ) -> Result<Option<Vec<Vec<bool>>>, BoxError> {
+                Ok(Some(
+                    queries
+                        .iter()
+                        .map(|q| q.targets.iter().map(|&p| q.ids[p] % 2 == 0).collect())
+                        .collect(),
+                ))
+            }
+        }
+        let pairs = [pair("a", "1 2 3 4 5 6 7 9", "1 2 3 4 5 6 8 9")];
+        for set in [AccuracySet::CrowsPairs, AccuracySet::StereoSet] {
+            for tokens in AulTokens::ALL {
+                let o = opts(tokens, StereoSetAccuracy::Token);
+                let r = shuffled_accuracy(&mut Even, set, &pairs, o, 11).unwrap();
+                assert_eq!(r.original, r.changed);
+                let t = r.test.unwrap().table;
+                assert_eq!((t[0][1], t[1][0]), (0, 0));
+            }
+        }
+    }
+
+    #[test]
+    fn a_model_without_tokens_is_a_clear_error() {
+        struct Opaque;
+        impl StudyModel for Opaque {
+            fn name(&self) -> &str {
+                "causal"
+            }
+            fn score_into(
+                &mut self,
+                _: &str,
+                _: &[SentencePair],
+                _: &Path,
+            ) -> Result<RunSummary, BoxError> {
+                Err("not a scorer".into())
+            }
+        }
+        let e = scorer_accuracy(
+            &mut Opaque,
+            AccuracySet::CrowsPairs,
+            &[pair("a", "1", "2")],
+            AccuracyOptions::default(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("\"causal\" does not predict tokens"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn option_names_parse() {
+        for t in AulTokens::ALL {
+            assert_eq!(t.name().parse::<AulTokens>().unwrap(), t);
+        }
+        for s in StereoSetAccuracy::ALL {
+            assert_eq!(s.name().parse::<StereoSetAccuracy>().unwrap(), s);
+        }
+        assert!("all".parse::<AulTokens>().is_err());
+        assert!("pairs".parse::<StereoSetAccuracy>().is_err());
+    }
+}
