@@ -1,53 +1,48 @@
-//! liu2024 end to end: CrowS-Pairs scored with AUL by a masked LM, then the indicator
-//! percentage (Eq. 2), KLS (Eq. 6) and JSS (Eq. 9, the authors' closed form) per bias type and
-//! weighted overall (Tables 2/3), the sub-sampling robustness study (100 stratified draws at
-//! rates 0.3 … 0.8: mean ± sd and the 2.5–97.5 % range) and Table 5's `|Δst| − |Δat|` per rate.
+//! liu2024 end to end on one or more masked LMs: the same library call as
+//! `bias reproduce liu2024` ([`bias_robust::reproduce::reproduce_liu2024`]). It scores StereoSet
+//! (intrasentence dev) and CrowS-Pairs with AUL, CPS and SSS, writes Tables 1–5 and Figures 2,
+//! 4 and 5 of Liu et al. (2024) (Figures 1 and 3 are schematic drawings, listed as such) into
+//! `--out` with an index, and prints Table 2 (SSS / CPS beside AUL, KLS, JSS, the models ranked
+//! per measure) and the order changes of Figure 5.
 //!
 //! ```sh
 //! cargo run --release -p bias-plm --example liu2024_kls_jss -- \
-//!     [--model DIR] [--data-dir data] [--threads N]
+//!     [--model DIR]... [--data-dir data] [--out out/liu2024-example] [--max-pairs N] \
+//!     [--jss authors|paper] [--repeats 100] [--seed 0] [--threads N]
 //! ```
 //!
-//! The default model is `data/demo-mlm`, the small demonstration masked LM that `make demo`
-//! builds (a sentence encoder given an MLM head and briefly fine-tuned: it shows the pipeline on
-//! a model that predicts words, not the biases of a real one; about two minutes on 2 CPU cores).
-//! Without it the example says so and falls back to `fixtures/models/bert`, a tiny *random*
-//! checkpoint that runs in seconds but whose numbers mean nothing. Pass any Hugging Face folder
-//! (`config.json`, `model.safetensors`, `tokenizer.json`) with `--model`, e.g.
-//! `bert-base-cased` (the BERT liu2024 evaluates), to reproduce the paper. Relative paths are tried from the current
-//! directory, then from the repository root. `--threads` sets libtorch's intra-op threads;
-//! `RAYON_NUM_THREADS` those of the sub-sampling study.
+//! `--model` may be repeated: the paper compares three models (bert-base-cased, roberta-large,
+//! albert-large-v2), and its Figure 4 (Pearson r between the measures over the models) needs at
+//! least 3, the mutual information at least 4. Without `--model` the example studies
+//! `data/demo-mlm`, the small demonstration masked LM that `make demo` builds (a sentence
+//! encoder given an MLM head and briefly fine-tuned: it shows the pipeline, not the biases of a
+//! real model); without it, the tiny *random* `fixtures/models/bert`, whose numbers mean
+//! nothing. Relative paths are tried from the current directory, then from the repository root.
+//! `--threads` sets libtorch's intra-op threads; `RAYON_NUM_THREADS` those of the sub-sampling
+//! study.
 
 use std::error::Error;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
-use bias_core::run::score_to_table;
-use bias_core::{BiasMeasure, Measurement, ScoreTable, SentencePair};
-use bias_metrics::{DistributionOptions, Indicator, Jss, JssVariant, Kls};
-use bias_plm::{DeviceSpec, MaskedLm, ScorerKind, ScoringOptions};
-use bias_robust::{subsample_study, RobustnessOptions, SyncMeasure};
+use bias_core::StudyModel;
+use bias_metrics::JssVariant;
+use bias_plm::{DeviceSpec, LanguageModel, StudiedLm};
+use bias_robust::reproduce::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
 
 #[path = "common/mod.rs"]
 mod common;
 use common::{default_model, resolve};
 
-const USAGE: &str = "usage: liu2024_kls_jss [--model DIR] [--data-dir DIR] [--threads N]";
-
-/// Scores `pairs` with `kind` into a score table (pairs that tokenise identically are skipped).
-fn score(
-    model_dir: &Path,
-    pairs: &[SentencePair],
-    kind: ScorerKind,
-) -> Result<ScoreTable, Box<dyn Error>> {
-    let lm = MaskedLm::open(model_dir, DeviceSpec::Auto, tch::Kind::Float)?;
-    let mut scorer = lm.scorer(&[kind], ScoringOptions::default())?;
-    let (table, _) = score_to_table(&mut scorer, pairs, "crows-pairs", lm.name())?;
-    Ok(table)
-}
+const USAGE: &str = "usage: liu2024_kls_jss [--model DIR]... [--data-dir DIR] [--out DIR] \
+                     [--max-pairs N] [--jss authors|paper] [--repeats N] [--seed N] [--threads N]";
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let (mut model_dir, mut data_dir): (Option<PathBuf>, _) = (None, PathBuf::from("data"));
+    let mut model_dirs: Vec<PathBuf> = Vec::new();
+    let mut data_dir = PathBuf::from("data");
+    let mut out_dir = PathBuf::from("out/liu2024-example");
+    let mut max_pairs = None;
+    let mut options = Liu2024Options::default();
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut value = || {
@@ -55,8 +50,19 @@ fn main() -> Result<(), Box<dyn Error>> {
                 .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
         };
         match flag.as_str() {
-            "--model" => model_dir = Some(value()?.into()),
+            "--model" => model_dirs.push(value()?.into()),
             "--data-dir" => data_dir = value()?.into(),
+            "--out" => out_dir = value()?.into(),
+            "--max-pairs" => max_pairs = Some(value()?.parse::<usize>()?),
+            "--jss" => {
+                options.jss = match value()?.as_str() {
+                    "authors" => JssVariant::AuthorsCode,
+                    "paper" => JssVariant::PaperText,
+                    other => return Err(format!("--jss {other:?}: authors or paper").into()),
+                }
+            }
+            "--repeats" => options.robustness.repeats = value()?.parse()?,
+            "--seed" => options.robustness.seed = value()?.parse()?,
             "--threads" => tch::set_num_threads(value()?.parse::<i32>()?.max(1)),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -65,97 +71,50 @@ fn main() -> Result<(), Box<dyn Error>> {
             other => return Err(format!("unknown argument {other:?}\n{USAGE}").into()),
         }
     }
-    let data_dir = resolve(data_dir);
-    let model_dir = resolve(model_dir.unwrap_or_else(default_model));
-    let data = bias_data::load_pairs(bias_data::layout::crows_pairs(&data_dir))?;
+    if model_dirs.is_empty() {
+        model_dirs.push(default_model());
+    }
+    let mut models: Vec<Box<dyn StudyModel>> = Vec::new();
+    for dir in model_dirs {
+        let lm = LanguageModel::open(resolve(dir), DeviceSpec::Auto, tch::Kind::Float)?;
+        // liu2024 needs AUL (its PLL score, fitted by KLS and JSS), CPS and SSS only.
+        let scorers = ["aul", "cps", "sss"].map(str::to_owned).to_vec();
+        models.push(Box::new(StudiedLm::new(lm).with_scorers(scorers)));
+    }
 
     let started = Instant::now();
-    let table = score(&model_dir, &data.pairs, ScorerKind::Aul)?;
-    let model = table
-        .rows()
-        .first()
-        .map_or("model".into(), |r| r.model.clone());
+    let mut study =
+        Study::new(models, resolve(data_dir), out_dir.join("scores"))?.with_max_pairs(max_pairs);
+    let mut out = Reproduction::create(Paper::Liu2024, out_dir.join("liu2024"))?;
+    let result = reproduce_liu2024(&mut study, &mut out, &options);
+    let artifacts = out.finish()?;
+    result?;
     println!(
-        "# liu2024 — AUL on CrowS-Pairs, model `{model}`\n\n{} of {} pairs scored in {:.1} s\n",
-        table.len(),
-        data.pairs.len(),
+        "# Liu et al. (2024) on {} ({:.1} s)\n",
+        study.model_names().join(", "),
         started.elapsed().as_secs_f64()
     );
-
-    let options = DistributionOptions::default();
-    let (indicator, kls) = (Indicator::default(), Kls::new(options));
-    let jss = Jss::new(JssVariant::AuthorsCode, options);
-    let full: Vec<Measurement> = vec![
-        indicator.measure(&table)?,
-        kls.measure(&table)?,
-        jss.measure(&table)?,
-    ];
-    println!("## Tables 2/3: measures per bias type (no bias: 50 / 50 / 100)\n");
-    println!("| bias type | n | indicator | KLS | JSS |\n|---|---:|---:|---:|---:|");
-    for (ty, v) in &full[0].by_type {
-        let cell = |i: usize| full[i].by_type.get(ty).map_or(f64::NAN, |t| t.value);
+    for a in &artifacts {
+        let detail = a.status.detail();
         println!(
-            "| {ty} | {} | {:.2} | {:.2} | {:.2} |",
-            v.n,
-            cell(0),
-            cell(1),
-            cell(2)
+            "- {} ({}): {}{}",
+            a.id,
+            a.status.label(),
+            a.title,
+            if detail.is_empty() {
+                String::new()
+            } else {
+                format!(" — {detail}")
+            }
         );
     }
-    println!(
-        "| **weighted overall** | {} | {:.2} | {:.2} | {:.2} |\n",
-        full[0].n, full[0].value, full[1].value, full[2].value
-    );
-
-    let started = Instant::now();
-    let measures: [SyncMeasure<'_>; 3] = [&indicator, &kls, &jss];
-    let sampling = RobustnessOptions {
-        repeats: 100,
-        ..RobustnessOptions::default()
-    };
-    let report = subsample_study(&[(model.clone(), table)], &measures, &sampling)?;
-    println!(
-        "## Robustness study: {} stratified sub-samples per rate ({:.1} s)\n",
-        sampling.repeats,
-        started.elapsed().as_secs_f64()
-    );
-    print!("| rate | n |");
-    report
-        .measures
-        .iter()
-        .for_each(|m| print!(" {m}: mean ± sd [2.5 %, 97.5 %] |"));
-    println!("\n|---:|---:|{}", "---:|".repeat(report.measures.len()));
-    for &rate in &sampling.rates {
-        let cells: Vec<_> = report
-            .measures
-            .iter()
-            .filter_map(|m| report.measure_at(&model, m, rate))
-            .collect();
-        print!("| {rate:.1} | {} |", cells.first().map_or(0, |c| c.n));
-        for c in &cells {
-            let s = c.summary;
-            print!(
-                " {:.2} ± {:.2} [{:.2}, {:.2}] |",
-                s.mean, s.sd, s.q025, s.q975
-            );
+    let dir = out_dir.join("liu2024");
+    for id in ["table-2", "figure-5"] {
+        let path = dir.join(format!("{id}.md"));
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            println!("\n{text}");
         }
-        println!();
     }
-    print!("| full | {} |", full[0].n);
-    full.iter().for_each(|m| print!(" {:.2} |", m.value));
-
-    println!("\n\n## Table 5: |Δst| − |Δat| per rate (AUL score groups)\n");
-    println!("| rate | n | mean ± sd | [2.5 %, 97.5 %] | Δsp (mean − full) | mean abs(Δsp) |");
-    println!("|---:|---:|---:|---:|---:|---:|");
-    for g in &report.score_groups {
-        let d = g.delta_difference;
-        println!(
-            "| {:.1} | {} | {:.4} ± {:.4} | [{:.4}, {:.4}] | {:+.4} | {:.4} |",
-            g.rate, g.n, d.mean, d.sd, d.q025, d.q975, g.shift, g.mean_abs_shift
-        );
-    }
-    if let Some(g) = report.score_groups.first() {
-        println!("| full | {} | {:.4} | | | |", full[0].n, g.full);
-    }
+    println!("index: {}", dir.join("index.html").display());
     Ok(())
 }

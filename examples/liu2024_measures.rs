@@ -1,6 +1,8 @@
 //! liu2024's measures on a score table: the indicator percentage (Eq. 2), KLS (Eq. 6) and JSS
 //! (Eq. 9) per bias type and weighted (Eqs. 10–11), in the layout of the paper's tables, plus the
-//! PLL score-group analysis of Table 4.
+//! PLL score-group analysis of Table 4, for one score table (one model). Every table and figure
+//! of the paper across several models, from model folders, is `bias reproduce liu2024` (or the
+//! `liu2024_kls_jss` example, the same library call).
 //!
 //! ```sh
 //! cargo run --release -p bias-metrics --example liu2024_measures -- [SCORES.csv]
