@@ -172,6 +172,20 @@ fn table(dir: &Path, id: &str) -> Vec<Value> {
     v["table"]["rows"].as_array().unwrap().clone()
 }
 
+/// The score table of data set `set` of `model` (`<set>.csv`, or with a suffix such as
+/// `<set>.first60.csv` for a study limited to the first pairs).
+fn score_file(dir: &Path, model: &str, set: &str) -> PathBuf {
+    let folder = dir.join("scores").join(model);
+    std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with(&format!("{set}.")) && name.ends_with(".csv")
+        })
+        .unwrap_or_else(|| panic!("no score table of {set} in {}", folder.display()))
+}
+
 /// Mean and sample standard deviation (ddof = 1).
 fn fit(x: &[f64]) -> (f64, f64) {
     let n = x.len() as f64;
@@ -265,7 +279,7 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         let mut kls_dev = Vec::new();
         for m in 0..3 {
             let scores =
-                ScoreTable::read_csv_path(dir.join(format!("scores/m{m}/{set}.csv"))).unwrap();
+                ScoreTable::read_csv_path(score_file(&dir, &format!("m{m}"), set)).unwrap();
             let row = &t2[k * 3 + m];
             assert_eq!(row["model"], format!("m{m}"));
             let aul = scores.for_scorer("aul");
@@ -290,8 +304,36 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         }
     }
 
+    // The fake scorer records 5 tokens for every sentence: every StereoSet pair is one where
+    // the diagonal and the matrix SSS differ.
+    let md = std::fs::read_to_string(dir.join("liu2024/table-2.md")).unwrap();
+    assert!(md.contains("m0 60 of 60, m1 60 of 60, m2 60 of 60"), "{md}");
+
+    // Table 1: Shapiro–Wilk of the right scores (AUL, stereotypical side of m1 on StereoSet).
+    let aul_ss = ScoreTable::read_csv_path(score_file(&dir, "m1", "stereoset"))
+        .unwrap()
+        .for_scorer("aul");
+    let x: Vec<f64> = aul_ss.rows().iter().map(|r| r.score_stereo).collect();
+    let sw = bias_metrics::stats::shapiro_wilk(&x).unwrap();
+    let t1 = table(&dir, "table-1");
+    let row = t1
+        .iter()
+        .find(|r| r["data set"] == "SS" && r["model"] == "m1" && r["side"] == "stereotypical")
+        .unwrap();
+    assert!((row["W"].as_f64().unwrap() - sw.w).abs() < 1e-12);
+    assert!((row["p-value"].as_f64().unwrap() - sw.p_value).abs() < 1e-12);
+    let mark = if sw.p_value > 0.05 {
+        "♭"
+    } else if sw.p_value > 0.01 {
+        "‡"
+    } else {
+        ""
+    };
+    assert_eq!(row["mark"], mark);
+    assert_eq!(t1.len(), 12);
+
     // Table 4: the score groups of m2's AUL scores on CrowS-Pairs.
-    let aul = ScoreTable::read_csv_path(dir.join("scores/m2/crows-pairs.csv"))
+    let aul = ScoreTable::read_csv_path(score_file(&dir, "m2", "crows-pairs"))
         .unwrap()
         .for_scorer("aul");
     let (st, at): (Vec<_>, Vec<_>) = aul
@@ -331,6 +373,10 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     let f5 = table(&dir, "figure-5");
     let aul_rows: Vec<&Value> = f5.iter().filter(|r| r["measure"] == "AUL").collect();
     assert_eq!(aul_rows.len(), 6);
+    for r in &f5 {
+        let kept = r["full-data order"] == r["order by mean"];
+        assert_eq!(r["order kept"] == "yes", kept, "{r}");
+    }
     let first = aul_rows[0]["full-data order"]
         .as_str()
         .unwrap()

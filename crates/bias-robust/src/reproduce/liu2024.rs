@@ -134,6 +134,15 @@ fn single_pair_types(table: &ScoreTable) -> usize {
         .sum()
 }
 
+/// Pairs of an SSS slice with more than one modified token on either side (the scorer records
+/// the modified tokens it scored): where the diagonal and the k×k matrix form of SSS differ.
+fn multi_token_pairs(sss: &ScoreTable) -> usize {
+    sss.rows()
+        .iter()
+        .filter(|r| r.tokens_stereo.unwrap_or(1) > 1 || r.tokens_anti.unwrap_or(1) > 1)
+        .count()
+}
+
 /// Competition ranks (1 = most biased) of `deviations`: equal deviations share a rank.
 fn ranks(deviations: &[f64]) -> Vec<usize> {
     deviations
@@ -173,6 +182,7 @@ pub fn reproduce_liu2024(
     let mut measures: Vec<[SetMeasures; 2]> = Vec::new();
     let mut cp_tables: Vec<ScoreTable> = Vec::new();
     let mut skipped_small = [0usize; 2];
+    let mut sss_multi: Vec<String> = Vec::new();
     'models: for (i, name) in names.iter().enumerate() {
         let mut per_set = Vec::new();
         for (k, spec) in SETS.iter().enumerate() {
@@ -185,6 +195,12 @@ pub fn reproduce_liu2024(
             }
             if spec.set == DataSet::CrowsPairs {
                 cp_tables.push(table.clone());
+            } else {
+                sss_multi.push(format!(
+                    "{name} {} of {}",
+                    multi_token_pairs(&prior_table),
+                    prior_table.len()
+                ));
             }
             skipped_small[k] = skipped_small[k].max(single_pair_types(&aul_table));
             let m = |e| measure_err(name, spec.set, e);
@@ -346,6 +362,11 @@ pub fn reproduce_liu2024(
          `bias_plm::SssAverage::Matrix`); the two agree on every pair whose modified span is a \
          single token and differ on the others. Score with `bias score --sss matrix` to compare.",
     );
+    t2.note(format!(
+        "StereoSet pairs with more than one modified token on a side (where the two SSS forms \
+         differ), per model: {}.",
+        sss_multi.join(", ")
+    ));
     if skipped_small.iter().any(|&n| n > 0) {
         t2.note(format!(
             "KLS/JSS leave out bias types with a single pair (SS: {} pairs, CP: {} pairs at most \
