@@ -74,13 +74,58 @@ pub struct HumanLabel {
     pub biased: bool,
 }
 
+/// Which validator annotations count towards a CrowS-Pairs pair's "biased" label.
+///
+/// Kaneko & Bollegala (2022), section "Biases in MLMs", count annotators "agreeing that it has
+/// a 'race-color' stereotype", i.e. annotations naming the pair's own bias type
+/// ([`LabelRule::MatchingBiasType`], the default). Their `preprocess.py` instead sums, per pair,
+/// the annotation lists that are non-empty, whatever bias type they name
+/// ([`LabelRule::AnyAnnotation`]). The threshold ([`DEFAULT_MIN_MATCHING`]) applies to either
+/// count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum LabelRule {
+    /// The paper's rule (default): an annotation counts if it contains the pair's bias type.
+    #[default]
+    MatchingBiasType,
+    /// The authors' code: an annotation counts if it names any bias type.
+    AnyAnnotation,
+}
+
+impl LabelRule {
+    /// `matching` or `any`, as the CLI spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            LabelRule::MatchingBiasType => "matching",
+            LabelRule::AnyAnnotation => "any",
+        }
+    }
+}
+
+/// Number of validators whose annotation counts under `rule` ([`LabelRule`]).
+pub fn counted_annotations(pair: &CrowsPair, rule: LabelRule) -> usize {
+    match rule {
+        LabelRule::MatchingBiasType => matching_annotations(pair),
+        LabelRule::AnyAnnotation => pair.annotations.iter().filter(|a| !a.is_empty()).count(),
+    }
+}
+
 /// The kaneko2022 label of every record, in order: biased iff
 /// [`matching_annotations`] ≥ `min_matching` ([`DEFAULT_MIN_MATCHING`] = 3 in the paper).
 pub fn human_labels(pairs: &[CrowsPair], min_matching: usize) -> Vec<HumanLabel> {
+    human_labels_by(pairs, min_matching, LabelRule::default())
+}
+
+/// The kaneko2022 label of every record under `rule`, in order: biased iff
+/// [`counted_annotations`] ≥ `min_matching` (`matching` holds that count).
+pub fn human_labels_by(
+    pairs: &[CrowsPair],
+    min_matching: usize,
+    rule: LabelRule,
+) -> Vec<HumanLabel> {
     pairs
         .iter()
         .map(|p| {
-            let matching = matching_annotations(p);
+            let matching = counted_annotations(p, rule);
             HumanLabel {
                 pair_id: p.index.to_string(),
                 bias_type: p.bias_type.clone(),
@@ -176,6 +221,20 @@ pub fn human_agreement(
     table: &ScoreTable,
     min_matching: usize,
 ) -> Result<HumanAgreement, RobustError> {
+    human_agreement_by(pairs, table, min_matching, LabelRule::default())
+}
+
+/// [`human_agreement`] with the label counted under `rule` ([`LabelRule`]: the paper's matching
+/// bias type, or the authors' code's any non-empty annotation).
+///
+/// # Errors
+/// As [`human_agreement`].
+pub fn human_agreement_by(
+    pairs: &[CrowsPair],
+    table: &ScoreTable,
+    min_matching: usize,
+    rule: LabelRule,
+) -> Result<HumanAgreement, RobustError> {
     if min_matching == 0 {
         return Err(invalid("min_matching", 0, "at least 1 (the paper uses 3)"));
     }
@@ -189,7 +248,7 @@ pub fn human_agreement(
             return Err(invalid("pair_id", &row.pair_id, "unique within the table"));
         }
     }
-    let labels = human_labels(pairs, min_matching);
+    let labels = human_labels_by(pairs, min_matching, rule);
     let differences = labels
         .iter()
         .map(|l| {
@@ -285,4 +344,90 @@ pub fn advantaged_split(table: &ScoreTable) -> Result<AdvantagedSplit, RobustErr
         disadvantaged,
         abs_diff: (advantaged.bias_score - disadvantaged.bias_score).abs(),
     })
+}
+
+#[cfg(test)]
+mod label_rule_tests {
+    use super::*;
+
+    fn record(index: usize, ty: BiasType, annotations: Vec<Vec<BiasType>>) -> CrowsPair {
+        CrowsPair {
+            index,
+            sent_more: format!("more {index}"),
+            sent_less: format!("less {index}"),
+            direction: Direction::Stereo,
+            bias_type: ty,
+            annotations,
+            writer: "w".into(),
+            annotators: Vec::new(),
+        }
+    }
+
+    /// By hand: a gender pair annotated [gender], [race-color], [race-color], [], [] has one
+    /// matching annotation (not biased under the paper's rule) but three non-empty ones (biased
+    /// under the authors' `preprocess.py`).
+    #[test]
+    fn label_rule_changes_the_label() {
+        let g = BiasType::Gender;
+        let r = BiasType::RaceColor;
+        let pairs = [
+            record(
+                0,
+                g.clone(),
+                vec![
+                    vec![g.clone()],
+                    vec![r.clone()],
+                    vec![r.clone()],
+                    vec![],
+                    vec![],
+                ],
+            ),
+            record(
+                1,
+                g.clone(),
+                vec![
+                    vec![g.clone()],
+                    vec![g.clone(), r.clone()],
+                    vec![g.clone()],
+                    vec![],
+                    vec![],
+                ],
+            ),
+        ];
+        assert_eq!(
+            counted_annotations(&pairs[0], LabelRule::MatchingBiasType),
+            1
+        );
+        assert_eq!(counted_annotations(&pairs[0], LabelRule::AnyAnnotation), 3);
+        let paper = human_labels_by(&pairs, DEFAULT_MIN_MATCHING, LabelRule::default());
+        let code = human_labels_by(&pairs, DEFAULT_MIN_MATCHING, LabelRule::AnyAnnotation);
+        assert_eq!(
+            paper.iter().map(|l| l.biased).collect::<Vec<_>>(),
+            [false, true]
+        );
+        assert_eq!(
+            code.iter().map(|l| l.biased).collect::<Vec<_>>(),
+            [true, true]
+        );
+        assert_eq!(paper, human_labels(&pairs, DEFAULT_MIN_MATCHING));
+    }
+
+    /// On the published CrowS-Pairs file (a Python count with `ast.literal_eval`): 1346 pairs
+    /// biased under the paper's rule, 1478 under the authors' code; 132 pairs change label.
+    #[test]
+    fn label_rule_on_crows_pairs() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../data/crows-pairs/crows_pairs_anonymized.csv");
+        let pairs = bias_data::crows_pairs::read_crows_pairs_path(&path).unwrap();
+        let paper = human_labels_by(&pairs, DEFAULT_MIN_MATCHING, LabelRule::MatchingBiasType);
+        let code = human_labels_by(&pairs, DEFAULT_MIN_MATCHING, LabelRule::AnyAnnotation);
+        let biased = |ls: &[HumanLabel]| ls.iter().filter(|l| l.biased).count();
+        assert_eq!((biased(&paper), biased(&code)), (1346, 1478));
+        let changed = paper
+            .iter()
+            .zip(&code)
+            .filter(|(a, b)| a.biased != b.biased)
+            .count();
+        assert_eq!(changed, 132);
+    }
 }

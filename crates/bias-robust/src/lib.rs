@@ -49,8 +49,9 @@ pub use correlate::{
 };
 pub use error::RobustError;
 pub use human::{
-    advantaged_split, human_agreement, human_labels, matching_annotations, records_scored_in,
-    AdvantagedSplit, GroupBiasScore, HumanAgreement, HumanLabel, DEFAULT_MIN_MATCHING,
+    advantaged_split, counted_annotations, human_agreement, human_agreement_by, human_labels,
+    human_labels_by, matching_annotations, records_scored_in, AdvantagedSplit, GroupBiasScore,
+    HumanAgreement, HumanLabel, LabelRule, DEFAULT_MIN_MATCHING,
 };
 pub use paraphrase::{
     mbias, paraphrase_agreement, AgreementSummary, GroupAgreement, PairOutcome, ParaphraseOptions,

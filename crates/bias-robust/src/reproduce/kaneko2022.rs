@@ -1,12 +1,434 @@
-//! The tables and figures of kaneko2022 (see [`super::Paper`]).
+//! The tables and figures of Kaneko & Bollegala (2022), "Unmasking the Mask – Evaluating Social
+//! Biases in Masked Language Models" (AAAI), over every model of the study (see
+//! [`super::Paper`]):
+//!
+//! * Table 1: token-prediction accuracy of CPS and AUL on CrowS-Pairs, SSS and AUL on StereoSet,
+//!   with McNemar's marks, and Table 4 (accuracy on shuffled and unrelated sentences): written by
+//!   the token-prediction part ([`super::kaneko2022_tokens`]);
+//! * Table 2: mean frequency rank of the advantaged / disadvantaged words (out of reach: no
+//!   corpus frequencies or word lists here);
+//! * Table 3: bias score of the pairs biased towards the advantaged (`antistereo`) and the
+//!   disadvantaged (`stereo`) group under All Masked, AUL and AULA on CrowS-Pairs, and |Diff|;
+//! * Table 5: the bias scores (Eq. 6) of CPS, AUL, AULA on CrowS-Pairs and SSS, AUL, AULA on
+//!   StereoSet;
+//! * Figure 1: ROC curves of AUL, AULA, CPS and SSS against the CrowS-Pairs human annotations;
+//! * the count of StereoSet items whose two candidates have the same number of subtokens
+//!   ("Token Prediction Accuracy" section: 1,298 / 1,509 / 1,490 for BERT / RoBERTa / ALBERT).
+//!
+//! `N` of Eq. (6) is every test instance ([`PairsInN::All`], the paper and the authors' code):
+//! pairs a scorer left out of its table (identical tokenisation, SSS without a modified token)
+//! count as not stereotypical; [`Kaneko2022Options`] chooses otherwise, and every table says how
+//! many pairs the choice touches.
 
-use super::{Reproduction, Study};
+use std::collections::HashSet;
+
+use bias_core::{ScoreTable, SentencePair};
+use bias_metrics::{Indicator, PairsInN, UnscoredPair};
+
+use super::{Cell, DataSet, Reproduction, Status, Study, Table};
+use crate::human::{human_agreement_by, records_scored_in, LabelRule, DEFAULT_MIN_MATCHING};
+use crate::report::file_part;
 use crate::RobustError;
 
-/// Writes kaneko2022's tables and figures into `out`.
+/// The choices where the paper, the authors' code and this workspace can differ (Kaneko &
+/// Bollegala 2022); the defaults are the paper's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Kaneko2022Options {
+    /// `N` of Eq. (6): every test instance (default) or only the scored pairs.
+    pub pairs_in_n: PairsInN,
+    /// Which validator annotations make a CrowS-Pairs pair "biased" for Figure 1 (default: those
+    /// naming the pair's bias type, the paper; the authors' code counts any annotation).
+    pub label_rule: LabelRule,
+}
+
+/// Writes kaneko2022's tables and figures into `out` with the paper's choices.
 pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
-    let _ = (study, out);
-    Err(RobustError::InvalidConfig(
-        "the reproduction of kaneko2022 is being written".into(),
-    ))
+    reproduce_with(study, out, Kaneko2022Options::default())
+}
+
+/// Writes kaneko2022's tables and figures into `out` with `options` ([`Kaneko2022Options`]).
+///
+/// # Errors
+/// The first error of a data set, a model or a file.
+pub fn reproduce_with(
+    study: &mut Study<'_>,
+    out: &mut Reproduction,
+    options: Kaneko2022Options,
+) -> Result<(), RobustError> {
+    let limited = study.max_pairs().map(|n| {
+        format!("only the first {n} pairs of each data set (--max-pairs): not the paper's numbers")
+    });
+    // Table 1 (accuracies and McNemar marks) and Table 4: the token-prediction part.
+    super::kaneko2022_tokens::table_1(study, out)?;
+    out.out_of_reach(
+        "table-2",
+        "Mean frequency rank of the advantaged / disadvantaged words of each CrowS-Pairs bias \
+         type in Wikipedia + BookCorpus, and the top 8 words",
+        TABLE_2_MISSING,
+    );
+    table_3(study, out, options, limited.as_deref())?;
+    super::kaneko2022_tokens::table_4(study, out)?;
+    table_5(study, out, options, limited.as_deref())?;
+    figure_1(study, out, options, limited.as_deref())?;
+    equal_subtokens(study, out, limited.as_deref())?;
+    Ok(())
+}
+
+/// Why Table 2 is out of reach.
+const TABLE_2_MISSING: &str = "needs word frequencies of Wikipedia (2018-09 dump) + BookCorpus \
+    and the paper's word lists per bias type (not published: the table shows only the top 8 of \
+    each). Neither corpus is shipped by a package here; the PyPI `wordfreq` package (English \
+    frequencies from other corpora) would be the closest substitute for the frequencies, but \
+    not for the word lists";
+
+/// The scorers of Table 5 on CrowS-Pairs and on StereoSet (the paper's column order).
+const CP_SCORERS: [(&str, &str); 3] = [("cps", "CPS"), ("aul", "AUL (CP)"), ("aula", "AULA (CP)")];
+const SS_SCORERS: [(&str, &str); 3] = [("sss", "SSS"), ("aul", "AUL (SS)"), ("aula", "AULA (SS)")];
+
+fn status(limited: Option<&str>, fallback: Status) -> Status {
+    match limited {
+        Some(l) => Status::Substitute(match fallback.detail() {
+            "" => l.to_owned(),
+            d => format!("{d}; {l}"),
+        }),
+        None => fallback,
+    }
+}
+
+/// The rows of one scorer, or `None` if the model has no such scorer.
+fn slice(table: &ScoreTable, scorer: &str) -> Option<ScoreTable> {
+    let t = table.for_scorer(scorer);
+    (!t.is_empty()).then_some(t)
+}
+
+/// The pairs of `pairs` without a row in `table` (one scorer's slice), as [`UnscoredPair`]s.
+fn unscored(pairs: &[SentencePair], table: &ScoreTable) -> Vec<UnscoredPair> {
+    let ids: HashSet<&str> = table.rows().iter().map(|r| r.pair_id.as_str()).collect();
+    pairs
+        .iter()
+        .filter(|p| !ids.contains(p.id.as_str()))
+        .map(|p| UnscoredPair {
+            pair_id: p.id.clone(),
+            bias_type: p.bias_type.clone(),
+        })
+        .collect()
+}
+
+/// Eq. (6) of one scorer's slice with `N` as chosen: (bias score, N, pairs unscored).
+fn bias_score(
+    pairs: &[SentencePair],
+    table: &ScoreTable,
+    n: PairsInN,
+) -> Result<(f64, usize, usize), RobustError> {
+    let left = unscored(pairs, table);
+    let r = Indicator::default().report_with_unscored(table, &left, n)?;
+    Ok((r.measurement.value, r.measurement.n, left.len()))
+}
+
+/// Table 3: Eq. (6) over the advantaged (`antistereo`) and disadvantaged (`stereo`) pairs.
+fn table_3(
+    study: &mut Study<'_>,
+    out: &mut Reproduction,
+    options: Kaneko2022Options,
+    limited: Option<&str>,
+) -> Result<(), RobustError> {
+    let scorers = [
+        ("all-masked", "All Masked (CP)"),
+        ("aul", "AUL (CP)"),
+        ("aula", "AULA (CP)"),
+    ];
+    let mut columns = vec!["MLM".to_owned()];
+    for (_, label) in scorers {
+        for part in ["Adv", "Dis", "|Diff|"] {
+            columns.push(format!("{label} {part}"));
+        }
+    }
+    let mut t = Table::new(&columns);
+    let pairs = study.pairs(DataSet::CrowsPairs)?.to_vec();
+    let split: [Vec<SentencePair>; 2] = [
+        bias_core::Direction::Antistereo,
+        bias_core::Direction::Stereo,
+    ]
+    .map(|d| pairs.iter().filter(|p| p.direction == d).cloned().collect());
+    for i in 0..study.len() {
+        let name = study.model_names()[i].clone();
+        let table = study.scores(i, DataSet::CrowsPairs)?.clone();
+        let mut row = vec![Cell::Text(name.clone())];
+        let mut touched = Vec::new();
+        for (scorer, label) in scorers {
+            let Some(sl) = slice(&table, scorer) else {
+                row.extend([Cell::Missing, Cell::Missing, Cell::Missing]);
+                continue;
+            };
+            let mut values = [0.0; 2];
+            for (k, group) in split.iter().enumerate() {
+                if group.is_empty() {
+                    values[k] = f64::NAN;
+                    continue;
+                }
+                let ids: HashSet<&str> = group.iter().map(|p| p.id.as_str()).collect();
+                let rows: Vec<_> = (sl.rows().iter())
+                    .filter(|r| ids.contains(r.pair_id.as_str()))
+                    .cloned()
+                    .collect();
+                let part = ScoreTable::new(rows);
+                let left = unscored(group, &part);
+                values[k] = if part.is_empty() && options.pairs_in_n == PairsInN::Scored {
+                    f64::NAN
+                } else if part.is_empty() {
+                    0.0
+                } else {
+                    bias_score(group, &part, options.pairs_in_n)?.0
+                };
+                if !left.is_empty() {
+                    touched.push(format!("{label} {}: {}", ["Adv", "Dis"][k], left.len()));
+                }
+            }
+            row.push(Cell::num(values[0], 2));
+            row.push(Cell::num(values[1], 2));
+            row.push(Cell::num((values[0] - values[1]).abs(), 2));
+        }
+        t.row(row);
+        if !touched.is_empty() {
+            t.note(format!(
+                "{name}: unscored pairs ({}): {}.",
+                n_rule(options.pairs_in_n),
+                touched.join(", ")
+            ));
+        }
+    }
+    t.note(format!(
+        "Adv: the {} `antistereo` pairs (biased towards the advantaged group); Dis: the {} \
+         `stereo` pairs. Bias score = 100/N Σ 𝕀(f(sent_more) > f(sent_less)) (Eq. 6); \
+         |Diff| = |Adv − Dis|.",
+        split[0].len(),
+        split[1].len()
+    ));
+    out.table(
+        "table-3",
+        "Bias score of the advantaged (Adv) and disadvantaged (Dis) groups in CrowS-Pairs under \
+         All Masked, AUL and AULA, and |Diff|",
+        status(limited, Status::Reproduced),
+        &t,
+    )
+}
+
+fn n_rule(n: PairsInN) -> &'static str {
+    match n {
+        PairsInN::All => "in N as not stereotypical, as the paper and the authors' code count them",
+        PairsInN::Scored => "left out of N",
+    }
+}
+
+/// Table 5: the bias scores of Eq. (6).
+fn table_5(
+    study: &mut Study<'_>,
+    out: &mut Reproduction,
+    options: Kaneko2022Options,
+    limited: Option<&str>,
+) -> Result<(), RobustError> {
+    let mut columns = vec!["MLM"];
+    columns.extend(CP_SCORERS.iter().chain(&SS_SCORERS).map(|(_, l)| *l));
+    let mut t = Table::new(&columns);
+    let other = match options.pairs_in_n {
+        PairsInN::All => PairsInN::Scored,
+        PairsInN::Scored => PairsInN::All,
+    };
+    for i in 0..study.len() {
+        let name = study.model_names()[i].clone();
+        let mut row = vec![Cell::Text(name.clone())];
+        let mut touched = Vec::new();
+        for (set, scorers) in [
+            (DataSet::CrowsPairs, CP_SCORERS),
+            (DataSet::StereoSet, SS_SCORERS),
+        ] {
+            let pairs = study.pairs(set)?.to_vec();
+            let table = study.scores(i, set)?.clone();
+            for (scorer, label) in scorers {
+                match slice(&table, scorer) {
+                    Some(sl) => {
+                        let (v, n, left) = bias_score(&pairs, &sl, options.pairs_in_n)?;
+                        row.push(Cell::num(v, 2));
+                        if left > 0 {
+                            let (w, m, _) = bias_score(&pairs, &sl, other)?;
+                            touched.push(format!(
+                                "{label}: {left} unscored (N = {n}; with N = {m}, {}: {w:.2})",
+                                other.name()
+                            ));
+                        }
+                    }
+                    None => row.push(Cell::Missing),
+                }
+            }
+        }
+        t.row(row);
+        if !touched.is_empty() {
+            t.note(format!(
+                "{name}: pairs a scorer left out (identical tokenisation; SSS without a \
+                 modified token), {}: {}.",
+                n_rule(options.pairs_in_n),
+                touched.join("; ")
+            ));
+        }
+    }
+    t.note(
+        "Bias score = 100/N Σ 𝕀(f(S_st) > f(S_at)) (Eq. 6), 50 = unbiased; CrowS-Pairs compares \
+         sent_more with sent_less, StereoSet (intrasentence dev) the stereotype with the \
+         anti-stereotype. `–`: the model has no such scorer (a causal LM).",
+    );
+    out.table(
+        "table-5",
+        "Bias scores of CPS, AUL, AULA on CrowS-Pairs and SSS, AUL, AULA on StereoSet",
+        status(limited, Status::Reproduced),
+        &t,
+    )
+}
+
+/// Figure 1: ROC of each scorer's score difference against the human "biased" label, per model
+/// (`figure-1` for the first model, `figure-1-<model>` for the others), and their AUCs.
+fn figure_1(
+    study: &mut Study<'_>,
+    out: &mut Reproduction,
+    options: Kaneko2022Options,
+    limited: Option<&str>,
+) -> Result<(), RobustError> {
+    let path = bias_data::layout::crows_pairs(study.data_dir());
+    let records = bias_data::crows_pairs::read_crows_pairs_path(&path)?;
+    let mut aucs = Table::new(&["MLM", "scorer", "pairs", "biased", "not biased", "AUC"]);
+    let title = "ROC curves and AUC of AUL, AULA, CPS and SSS against the CrowS-Pairs human \
+                 annotations";
+    let mut drawn = 0;
+    for i in 0..study.len() {
+        let name = study.model_names()[i].clone();
+        let table = study.scores(i, DataSet::CrowsPairs)?.clone();
+        let mut curves = Vec::new();
+        for (scorer, label) in [
+            ("aul", "AUL"),
+            ("aula", "AULA"),
+            ("cps", "CPS"),
+            ("sss", "SSS"),
+        ] {
+            let Some(sl) = slice(&table, scorer) else {
+                continue;
+            };
+            let kept = records_scored_in(&records, &sl);
+            match human_agreement_by(&kept, &sl, DEFAULT_MIN_MATCHING, options.label_rule) {
+                Ok(h) => {
+                    aucs.row(vec![
+                        Cell::Text(name.clone()),
+                        Cell::Text(label.into()),
+                        h.n.into(),
+                        h.biased.into(),
+                        h.not_biased.into(),
+                        Cell::num(h.auc, 4),
+                    ]);
+                    curves.push((format!("{label} ({name})"), h));
+                }
+                // Every pair with one label (a short --max-pairs run): no curve.
+                Err(RobustError::Metrics(e)) => {
+                    aucs.note(format!("{name} {label}: no ROC curve ({e})."));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if curves.is_empty() {
+            continue;
+        }
+        let id = if drawn == 0 {
+            "figure-1".to_owned()
+        } else {
+            format!("figure-1-{}", file_part(&name))
+        };
+        let refs: Vec<(&str, &bias_metrics::stats::RocCurve, f64)> = curves
+            .iter()
+            .map(|(l, h)| (l.as_str(), &h.roc, h.auc))
+            .collect();
+        crate::figures::roc_curves(&refs, out.figure_stem(&id))?;
+        out.figure(
+            &id,
+            &format!("{title} ({name})"),
+            status(limited, Status::Reproduced),
+        );
+        drawn += 1;
+    }
+    aucs.note(format!(
+        "A pair is biased when at least {DEFAULT_MIN_MATCHING} of its five validators' \
+         annotations {} (label rule `{}`); the score of a pair is f(sent_more) − f(sent_less). \
+         Pairs a scorer left out of its table are not in its curve.",
+        match options.label_rule {
+            LabelRule::MatchingBiasType => "name its bias type (the paper)",
+            LabelRule::AnyAnnotation => "are non-empty (the authors' preprocess.py)",
+        },
+        options.label_rule.name()
+    ));
+    if drawn == 0 {
+        out.out_of_reach(
+            "figure-1",
+            title,
+            "no model has a masked-LM scorer with both human labels among its scored pairs",
+        );
+    }
+    out.table(
+        "figure-1-auc",
+        "The AUCs of Figure 1, every model",
+        status(limited, Status::Reproduced),
+        &aucs,
+    )
+}
+
+/// The count of StereoSet items whose candidates have the same number of subtokens: the two
+/// sentences differ only in the candidate, so the items whose AUL rows score as many tokens in
+/// both sentences (plus the items skipped because both sentences tokenise identically).
+fn equal_subtokens(
+    study: &mut Study<'_>,
+    out: &mut Reproduction,
+    limited: Option<&str>,
+) -> Result<(), RobustError> {
+    let mut t = Table::new(&["MLM", "items", "equal subtokens", "different", "paper"]);
+    let items = study.pairs(DataSet::StereoSet)?.len();
+    for i in 0..study.len() {
+        let name = study.model_names()[i].clone();
+        let table = study.scores(i, DataSet::StereoSet)?.clone();
+        let tally = study.tally(i, DataSet::StereoSet)?;
+        let rows = table.for_scorer("aul");
+        let counted: Option<Vec<bool>> = rows
+            .rows()
+            .iter()
+            .map(|r| Some(r.tokens_stereo? == r.tokens_anti?))
+            .collect();
+        match counted {
+            Some(c) if !rows.is_empty() => {
+                let equal = c.iter().filter(|&&e| e).count() + tally.skipped_identical.len();
+                t.row(vec![
+                    Cell::Text(name),
+                    items.into(),
+                    equal.into(),
+                    (items - equal).into(),
+                    Cell::Text("BERT 1298, RoBERTa 1509, ALBERT 1490 of 2106".into()),
+                ]);
+            }
+            _ => {
+                t.row(vec![
+                    Cell::Text(name),
+                    items.into(),
+                    Cell::Missing,
+                    Cell::Missing,
+                    Cell::Text("BERT 1298, RoBERTa 1509, ALBERT 1490 of 2106".into()),
+                ]);
+                t.note("`–`: the model has no AUL rows with token counts (not a masked LM).");
+            }
+        }
+    }
+    t.note(
+        "An item's two candidates have the same number of subtokens exactly when its \
+         stereotype and anti-stereotype sentences do (the context is shared): counted from the \
+         AUL rows' token counts, plus the items whose sentences tokenise identically.",
+    );
+    out.table(
+        "analysis-equal-subtokens",
+        "StereoSet intrasentence items whose two candidates have the same number of subtokens \
+         (section \"Token Prediction Accuracy\")",
+        status(limited, Status::Reproduced),
+        &t,
+    )
 }

@@ -33,6 +33,7 @@ pub use kaneko2022_tokens::{
     MCNEMAR_ALPHA, SHUFFLE_SEED,
 };
 pub use liu2024::{reproduce_liu2024, Liu2024Options, MIN_MODELS_MI, MIN_MODELS_PEARSON};
+pub use kaneko2022::{reproduce_with as reproduce_kaneko2022, Kaneko2022Options};
 pub use output::{Artifact, Cell, Reproduction, Status, Table};
 pub use study::{stereoset_unrelated_pairs, DataSet, Study};
 

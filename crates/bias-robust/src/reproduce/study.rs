@@ -185,6 +185,19 @@ impl<'m> Study<'m> {
         Ok(&self.pairs[&set])
     }
 
+    /// Where the score table of model `i` on `set` is kept: `<scores>/<model>/<set>.csv`, or
+    /// `<set>.first<N>.csv` with [`Study::with_max_pairs`] (so that a quick run never meets a
+    /// full one's file).
+    pub fn score_path(&self, i: usize, set: DataSet) -> PathBuf {
+        let file = match self.max_pairs {
+            Some(n) => format!("{}.first{n}.csv", set.name()),
+            None => format!("{}.csv", set.name()),
+        };
+        self.scores_dir
+            .join(file_part(self.models[i].name()))
+            .join(file)
+    }
+
     /// The score table of model `i` on `set` under every scorer the model has: scored into
     /// `<scores>/<model>/<set>.csv` the first time (resuming a run left there), then reused.
     ///
@@ -194,13 +207,16 @@ impl<'m> Study<'m> {
         if !self.tables.contains_key(&(i, set)) {
             self.pairs(set)?;
             let name = self.models[i].name().to_owned();
-            let dir = self.scores_dir.join(file_part(&name));
+            let out = self.score_path(i, set);
+            let dir = out
+                .parent()
+                .expect("a file under the scores folder")
+                .to_owned();
             std::fs::create_dir_all(&dir).map_err(|source| RobustError::Io {
                 action: "create",
                 path: dir.clone(),
                 source,
             })?;
-            let out = dir.join(format!("{}.csv", set.name()));
             let pairs = &self.pairs[&set];
             self.models[i]
                 .score_into(set.name(), pairs, &out)
@@ -213,5 +229,23 @@ impl<'m> Study<'m> {
             self.tables.insert((i, set), table);
         }
         Ok(&self.tables[&(i, set)])
+    }
+
+    /// The tally of model `i`'s run on `set` (pairs skipped as identical, pairs a scorer could
+    /// not score, token-prediction counts: [`bias_core::run::Tally`]), read from the run's
+    /// progress file; scores first if needed.
+    ///
+    /// # Errors
+    /// As [`Study::scores`]; [`RobustError::InvalidConfig`] if the progress file is missing.
+    pub fn tally(&mut self, i: usize, set: DataSet) -> Result<bias_core::run::Tally, RobustError> {
+        self.scores(i, set)?;
+        let out = self.score_path(i, set);
+        let progress = bias_core::run::read_progress(&out)?.ok_or_else(|| {
+            RobustError::InvalidConfig(format!(
+                "{} has no progress file: delete it and run again",
+                out.display()
+            ))
+        })?;
+        Ok(progress.tally)
     }
 }

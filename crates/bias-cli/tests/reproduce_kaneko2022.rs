@@ -1,0 +1,344 @@
+//! `bias reproduce kaneko2022` on two fixture models and the first 30 pairs: every table and
+//! figure of Kaneko & Bollegala (2022) is listed in the index with its files, and the numbers are
+//! checked against independent computations (Eq. 6 and the AUC recounted here from the score
+//! tables, the equal-subtoken counts against `scripts/fixtures/kaneko2022_equal_subtokens.py`).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// One score table as `(scorer, pair_id) → (score_stereo, score_anti, direction)`.
+type Scores = HashMap<(String, String), (f64, f64, String)>;
+
+fn read_scores(path: &Path) -> Scores {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let h = r.headers().unwrap().clone();
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let (id, st, at, sc, dir) = (
+        col("pair_id"),
+        col("score_stereo"),
+        col("score_anti"),
+        col("scorer"),
+        col("direction"),
+    );
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            (
+                (rec[sc].to_owned(), rec[id].to_owned()),
+                (
+                    rec[st].parse().unwrap(),
+                    rec[at].parse().unwrap(),
+                    rec[dir].to_owned(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Eq. (6) by hand over the pairs `ids` (unscored pairs are in N and not stereotypical).
+fn eq6(scores: &Scores, scorer: &str, ids: &[String], direction: Option<&str>) -> f64 {
+    let (mut k, mut total) = (0usize, 0usize);
+    for i in ids {
+        let row = scores.get(&(scorer.to_owned(), i.clone()));
+        if let Some(d) = direction {
+            match row {
+                Some(r) if r.2 != d => continue,
+                None => panic!("pair {i} unscored: the direction is unknown here"),
+                _ => {}
+            }
+        }
+        total += 1;
+        if row.is_some_and(|r| r.0 > r.1) {
+            k += 1;
+        }
+    }
+    100.0 * k as f64 / total as f64
+}
+
+fn close(a: f64, b: f64, what: &str) {
+    assert!(
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+        "{what}: {a} vs {b}"
+    );
+}
+
+fn cell(table: &Value, model: &str, column: &str) -> Value {
+    table["table"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["MLM"] == model)
+        .unwrap_or_else(|| panic!("no row {model}"))[column]
+        .clone()
+}
+
+#[test]
+fn reproduce_kaneko2022_on_fixture_models() {
+    let tmp =
+        std::env::temp_dir().join(format!("bias-reproduce-kaneko2022-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let out = tmp.join("out");
+    let r = root();
+    let status = Command::new(env!("CARGO_BIN_EXE_bias"))
+        .current_dir(&r)
+        .args(["reproduce", "kaneko2022", "--models"])
+        .arg(r.join("fixtures/models/bert"))
+        .arg(r.join("fixtures/models/roberta"))
+        .args(["--max-pairs", "30", "--data-dir"])
+        .arg(r.join("data"))
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+
+    // Every table and figure of the paper is listed, with its files on disk.
+    let index = read_json(&out.join("index.json"));
+    let artifacts: BTreeMap<String, Value> = index["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["id"].as_str().unwrap().to_owned(), a.clone()))
+        .collect();
+    for id in [
+        "table-1",
+        "table-2",
+        "table-3",
+        "table-4",
+        "table-5",
+        "figure-1",
+        "figure-1-auc",
+        "analysis-equal-subtokens",
+    ] {
+        let a = artifacts
+            .get(id)
+            .unwrap_or_else(|| panic!("{id} is not in the index"));
+        for f in a["files"].as_array().unwrap() {
+            let p = out.join(f.as_str().unwrap());
+            assert!(p.exists(), "{} is missing", p.display());
+        }
+    }
+    assert_eq!(artifacts["table-2"]["status"]["status"], "out-of-reach");
+    for id in ["table-1", "table-4"] {
+        assert_ne!(artifacts[id]["status"]["status"], "out-of-reach", "{id}");
+    }
+    // Computed artifacts say they ran on 30 pairs only.
+    assert_eq!(artifacts["table-5"]["status"]["status"], "substitute");
+    assert!(artifacts["figure-1-roberta"]["files"][0] == "figure-1-roberta.png");
+
+    for model in ["bert", "roberta"] {
+        let scores_dir = tmp.join("scores").join(model);
+        let cp = read_scores(&scores_dir.join("crows-pairs.first30.csv"));
+        let ss = read_scores(&scores_dir.join("stereoset.first30.csv"));
+
+        let cp_ids: Vec<String> = (0..30).map(|i| i.to_string()).collect();
+        let ss_ids = stereoset_ids_first(30);
+        // Table 5: Eq. (6) over the 30 pairs of each data set.
+        let t5 = read_json(&out.join("table-5.json"));
+        for (scores, ids, scorer, column) in [
+            (&cp, &cp_ids, "cps", "CPS"),
+            (&cp, &cp_ids, "aul", "AUL (CP)"),
+            (&cp, &cp_ids, "aula", "AULA (CP)"),
+            (&ss, &ss_ids, "sss", "SSS"),
+            (&ss, &ss_ids, "aul", "AUL (SS)"),
+            (&ss, &ss_ids, "aula", "AULA (SS)"),
+        ] {
+            let got = cell(&t5, model, column).as_f64().unwrap();
+            close(
+                got,
+                eq6(scores, scorer, ids, None),
+                &format!("{model} {column}"),
+            );
+        }
+
+        // Table 3: Eq. (6) over the antistereo (Adv) and stereo (Dis) pairs.
+        let t3 = read_json(&out.join("table-3.json"));
+        for (scorer, label) in [
+            ("all-masked", "All Masked (CP)"),
+            ("aul", "AUL (CP)"),
+            ("aula", "AULA (CP)"),
+        ] {
+            let adv = eq6(&cp, scorer, &cp_ids, Some("antistereo"));
+            let dis = eq6(&cp, scorer, &cp_ids, Some("stereo"));
+            let get = |part: &str| {
+                cell(&t3, model, &format!("{label} {part}"))
+                    .as_f64()
+                    .unwrap()
+            };
+            close(get("Adv"), adv, &format!("{model} {label} Adv"));
+            close(get("Dis"), dis, &format!("{model} {label} Dis"));
+            close(
+                get("|Diff|"),
+                (adv - dis).abs(),
+                &format!("{model} {label} Diff"),
+            );
+        }
+
+        // Figure 1's AUC: the Mann–Whitney count (ties one half) of the score differences of the
+        // biased pairs (≥ 3 of the validators naming the pair's bias type) over the others.
+        let labels = human_labels_first(30, false);
+        let auc_table = read_json(&out.join("figure-1-auc.json"));
+        for (scorer, label) in [
+            ("aul", "AUL"),
+            ("aula", "AULA"),
+            ("cps", "CPS"),
+            ("sss", "SSS"),
+        ] {
+            let diff = |i: usize| {
+                let r = &cp[&(scorer.to_owned(), i.to_string())];
+                r.0 - r.1
+            };
+            let diffs: Vec<f64> = (0..30).map(diff).collect();
+            let pos: Vec<usize> = (0..30).filter(|&i| labels[i]).collect();
+            let auc = mann_whitney_auc(&diffs, &labels);
+            let row = auc_table["table"]["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["MLM"] == model && r["scorer"] == label)
+                .unwrap();
+            close(
+                row["AUC"].as_f64().unwrap(),
+                auc,
+                &format!("{model} {label} AUC"),
+            );
+            assert_eq!(row["biased"].as_u64().unwrap() as usize, pos.len());
+        }
+    }
+
+    // The equal-subtoken counts against the transformers tokenizers.
+    let fx = read_json(&r.join("fixtures/robust/kaneko2022_equal_subtokens.json"));
+    let eq = read_json(&out.join("analysis-equal-subtokens.json"));
+    for model in ["bert", "roberta"] {
+        let want = fx["models"][model]["equal_first"].as_u64().unwrap();
+        assert_eq!(
+            cell(&eq, model, "equal subtokens").as_u64().unwrap(),
+            want,
+            "{model}"
+        );
+        assert_eq!(cell(&eq, model, "items").as_u64().unwrap(), 30);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The human label of the first `n` CrowS-Pairs records, parsed here from the CSV's annotation
+/// lists (`[['race-color'], [], ...]`): biased iff ≥ 3 lists name the record's type (the paper),
+/// or with `any`, ≥ 3 lists are non-empty (the authors' preprocess.py).
+fn human_labels_first(n: usize, any: bool) -> Vec<bool> {
+    let mut r =
+        csv::Reader::from_path(root().join("data/crows-pairs/crows_pairs_anonymized.csv")).unwrap();
+    r.records()
+        .take(n)
+        .map(|rec| {
+            let rec = rec.unwrap();
+            let ty = format!("'{}'", &rec[4]);
+            let lists: Vec<&str> = rec[5]
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .split("], [")
+                .collect();
+            let counted = lists
+                .iter()
+                .filter(|list| {
+                    let items: Vec<&str> = list
+                        .split(", ")
+                        .map(|t| t.trim_matches(['[', ']']))
+                        .collect();
+                    if any {
+                        items.iter().any(|t| !t.is_empty())
+                    } else {
+                        items.contains(&ty.as_str())
+                    }
+                })
+                .count();
+            counted >= 3
+        })
+        .collect()
+}
+
+/// The AUC as the Mann–Whitney count (ties one half) of the positives' scores over the
+/// negatives'.
+fn mann_whitney_auc(scores: &[f64], labels: &[bool]) -> f64 {
+    let (mut wins, mut pairs) = (0.0, 0.0);
+    for (&p, _) in scores.iter().zip(labels).filter(|(_, &l)| l) {
+        for (&q, _) in scores.iter().zip(labels).filter(|(_, &l)| !l) {
+            pairs += 1.0;
+            wins += match p.partial_cmp(&q).unwrap() {
+                std::cmp::Ordering::Greater => 1.0,
+                std::cmp::Ordering::Equal => 0.5,
+                std::cmp::Ordering::Less => 0.0,
+            };
+        }
+    }
+    wins / pairs
+}
+
+/// The ids of the first `n` StereoSet intrasentence items (the pair ids of the score tables).
+fn stereoset_ids_first(n: usize) -> Vec<String> {
+    let dev = read_json(&root().join("data/stereoset/dev.json"));
+    dev["data"]["intrasentence"].as_array().unwrap()[..n]
+        .iter()
+        .map(|item| item["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// `bias robust human --label-rule`: the paper's rule (annotations naming the pair's bias type)
+/// and the authors' preprocess.py (any non-empty annotation) label 1346 and 1478 of the 1508
+/// pairs biased (a Python count with `ast.literal_eval`); the AUC follows the labels (the
+/// Mann–Whitney count of the unigram fixture table's differences, recounted here).
+#[test]
+fn human_label_rule_flag() {
+    let r = root();
+    let scores = r.join("fixtures/scores/crows_pairs_unigram.csv");
+    let table = read_scores(&scores);
+    let run = |rule: Option<&str>| -> Value {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_bias"));
+        cmd.args(["robust", "human", "--scores"])
+            .arg(&scores)
+            .arg("--dataset")
+            .arg(r.join("data/crows-pairs/crows_pairs_anonymized.csv"))
+            .args(["--format", "json"]);
+        if let Some(rule) = rule {
+            cmd.args(["--label-rule", rule]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let diffs: Vec<f64> = (0..1508)
+        .map(|i| {
+            let row = &table[&("unigram-mean".to_owned(), i.to_string())];
+            row.0 - row.1
+        })
+        .collect();
+    for (rule, biased, labels) in [
+        (None, 1346, human_labels_first(1508, false)),
+        (Some("matching"), 1346, human_labels_first(1508, false)),
+        (Some("any"), 1478, human_labels_first(1508, true)),
+    ] {
+        let v = run(rule);
+        assert_eq!(v[0]["biased"].as_u64().unwrap(), biased, "{rule:?}");
+        assert_eq!(labels.iter().filter(|&&b| b).count() as u64, biased);
+        close(
+            v[0]["auc"].as_f64().unwrap(),
+            mann_whitney_auc(&diffs, &labels),
+            "AUC",
+        );
+    }
+}
