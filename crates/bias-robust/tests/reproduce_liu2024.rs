@@ -201,6 +201,27 @@ fn kl(a: (f64, f64), b: (f64, f64)) -> f64 {
 
 /// KLS by hand: Eq. 6 within each bias type (≥ 2 pairs), weighted by n_t / N (Eq. 10).
 fn kls_by_hand(t: &ScoreTable) -> f64 {
+    weighted_by_hand(t, |p, q| {
+        let (x, y) = (kl(p, q), kl(q, p));
+        100.0 * x.max(y) / (x + y)
+    })
+}
+
+/// JSS as the authors' code computes it, by hand: M = N((μ1+μ2)/2, sqrt((σ1²+σ2²)/2)),
+/// J = (KL(P‖M) + KL(A‖M))/2 folded to 1/J above 1, Δσ = |σ1 − σ2| folded the same way,
+/// 100 (1 − J) / (1 + Δσ); weighted by type (Eq. 11).
+fn jss_by_hand(t: &ScoreTable) -> f64 {
+    weighted_by_hand(t, |p, q| {
+        let m = ((p.0 + q.0) / 2.0, ((p.1 * p.1 + q.1 * q.1) / 2.0).sqrt());
+        let fold = |v: f64| if v <= 1.0 { v } else { 1.0 / v };
+        let j = fold((kl(p, m) + kl(q, m)) / 2.0);
+        let c = fold((p.1 - q.1).abs());
+        100.0 * (1.0 - j) / (1.0 + c)
+    })
+}
+
+/// `f(P_st, P_at)` within each bias type with at least 2 pairs, weighted by n_t / N.
+fn weighted_by_hand(t: &ScoreTable, f: impl Fn((f64, f64), (f64, f64)) -> f64) -> f64 {
     let mut by: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
     for r in t.rows() {
         let e = by.entry(r.bias_type.to_string()).or_default();
@@ -210,11 +231,7 @@ fn kls_by_hand(t: &ScoreTable) -> f64 {
     let kept: Vec<_> = by.values().filter(|(s, _)| s.len() >= 2).collect();
     let n: usize = kept.iter().map(|(s, _)| s.len()).sum();
     kept.iter()
-        .map(|(s, a)| {
-            let (p, q) = (fit(s), fit(a));
-            let (x, y) = (kl(p, q), kl(q, p));
-            s.len() as f64 / n as f64 * 100.0 * x.max(y) / (x + y)
-        })
+        .map(|(s, a)| s.len() as f64 / n as f64 * f(fit(s), fit(a)))
         .sum()
 }
 
@@ -296,6 +313,12 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
                 row["KLS"]
             );
             kls_dev.push((kls - 50.0).abs());
+            let jss = jss_by_hand(&aul);
+            assert!(
+                (row["JSS"].as_f64().unwrap() - jss).abs() < 1e-9,
+                "{set} m{m}: {} vs {jss}",
+                row["JSS"]
+            );
         }
         // Ranks: 1 = farthest from 50.
         for m in 0..3 {
@@ -349,6 +372,28 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     assert_eq!(t4[2]["st group n"], st.len());
     assert_eq!(t4[2]["at group n"], at.len());
     assert!(close(t4[2]["|Δst| − |Δat|"].as_f64().unwrap(), d_st - d_at));
+
+    // Table 5's full-data column is Table 4's last one.
+    let t5 = table(&dir, "table-5");
+    for (a, b) in t4.iter().zip(&t5) {
+        assert_eq!(a["|Δst| − |Δat|"], b["full"]);
+    }
+
+    // Table 3: KLS and JSS of m1 within each CrowS-Pairs bias type with 2 or more pairs.
+    let t3 = table(&dir, "table-3");
+    let aul = ScoreTable::read_csv_path(score_file(&dir, "m1", "crows-pairs"))
+        .unwrap()
+        .for_scorer("aul");
+    let mut checked = 0;
+    for row in t3.iter().filter(|r| r["data set"] == "CP") {
+        let ty = row["bias type"].as_str().unwrap();
+        let rows = aul.filter(|r| r.bias_type.to_string() == ty);
+        assert_eq!(row["n"], rows.len());
+        assert!((row["m1 KLS"].as_f64().unwrap() - kls_by_hand(&rows)).abs() < 1e-9);
+        assert!((row["m1 JSS"].as_f64().unwrap() - jss_by_hand(&rows)).abs() < 1e-9);
+        checked += 1;
+    }
+    assert!(checked >= 3, "{t3:?}");
 
     // Figure 4: Pearson's r of AUL and KLS over the three models on CrowS-Pairs, by definition;
     // no mutual information with three models.
