@@ -210,3 +210,131 @@ fn accuracies_and_mcnemar_match_the_reference_under_every_option() {
         }
     }
 }
+
+/// A fresh scratch folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bias-k22-tokens-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn evaluate_json(args: &[&str]) -> Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bias"))
+        .current_dir(root())
+        .arg("evaluate")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn count(v: &Value) -> (u64, u64) {
+    (v["correct"].as_u64().unwrap(), v["total"].as_u64().unwrap())
+}
+
+/// `bias evaluate --aul-accuracy-tokens`: each choice changes AUL's count, and each equals an
+/// independent count: `sentence` = the AUL scorer's own tally (every non-special position),
+/// `with-special` = that plus the two special tokens of each sentence, `paper` = CPS's positions
+/// (CPS's total equals the CPS scorer's tally).
+#[test]
+fn evaluate_aul_accuracy_tokens() {
+    let dir = scratch("cp");
+    // Six race-color pairs of CrowS-Pairs (one bias type, so KLS/JSS have their 2 observations).
+    let text = std::fs::read_to_string(root().join("data/crows-pairs/crows_pairs_anonymized.csv"))
+        .unwrap();
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let mut w = csv::Writer::from_path(dir.join("cp.csv")).unwrap();
+    w.write_record(rdr.headers().unwrap()).unwrap();
+    let mut n = 0;
+    for r in rdr.records() {
+        let r = r.unwrap();
+        if &r[4] == "race-color" && n < 6 {
+            w.write_record(&r).unwrap();
+            n += 1;
+        }
+    }
+    w.flush().unwrap();
+    let data = dir.join("cp.csv");
+    let out = dir.join("scores.csv");
+    let base = [
+        "--model",
+        "fixtures/models/bert",
+        "--dataset",
+        data.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let run = |tokens: &str| {
+        let mut a = base.to_vec();
+        a.extend(["--aul-accuracy-tokens", tokens]);
+        evaluate_json(&a)
+    };
+    let paper = run("paper");
+    let sentence = run("sentence");
+    let special = run("with-special");
+    let tally = &paper["accuracy"];
+    let ta = &paper["token_accuracy"];
+    assert_eq!(ta["masked_scorer"], "cps");
+    assert_eq!(ta["unit"], "token");
+    assert_eq!(ta["pairs"], 6);
+    assert_eq!(count(&ta["masked"]), count(&tally["cps"]));
+    assert_eq!(ta["aul"]["total"], tally["cps"]["total"]);
+    assert_eq!(
+        count(&sentence["token_accuracy"]["aul"]),
+        count(&tally["aul"])
+    );
+    let (c, t) = count(&tally["aul"]);
+    let (sc, st) = count(&special["token_accuracy"]["aul"]);
+    assert_eq!(st, t + 2 * 2 * 6);
+    assert!(sc >= c);
+    assert_ne!(count(&ta["aul"]), count(&sentence["token_accuracy"]["aul"]));
+    assert_eq!(special["token_accuracy"]["aul_tokens"], "with-special");
+    // The test pairs the same tokens whatever AUL counts.
+    assert_eq!(
+        paper["token_accuracy"]["mcnemar_exact_p"],
+        special["token_accuracy"]["mcnemar_exact_p"]
+    );
+}
+
+/// `bias evaluate --stereoset-accuracy`: `item` counts one outcome per StereoSet item, `token`
+/// the modified positions, whose SSS count is the SSS scorer's own tally.
+#[test]
+fn evaluate_stereoset_accuracy() {
+    let dir = scratch("ss");
+    let out = dir.join("ss.csv");
+    let run = |unit: &str| {
+        evaluate_json(&[
+            "--model",
+            "fixtures/models/bert",
+            "--dataset",
+            "stereoset",
+            "--limit",
+            "30",
+            "--out",
+            out.to_str().unwrap(),
+            "--stereoset-accuracy",
+            unit,
+        ])
+    };
+    let item = run("item");
+    let token = run("token");
+    let ti = &item["token_accuracy"];
+    let tt = &token["token_accuracy"];
+    assert_eq!(
+        (ti["masked_scorer"].as_str(), ti["unit"].as_str()),
+        (Some("sss"), Some("item"))
+    );
+    assert_eq!(ti["masked"]["total"], 30);
+    assert_eq!(ti["aul"]["total"], 30);
+    assert_eq!(tt["unit"], "token");
+    assert_eq!(count(&tt["masked"]), count(&item["accuracy"]["sss"]));
+    assert_eq!(tt["aul"]["total"], item["accuracy"]["sss"]["total"]);
+    assert_ne!(ti["aul"]["total"], tt["aul"]["total"]);
+}

@@ -5,13 +5,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use bias_core::ScoreTable;
-use bias_robust::reproduce::stereoset_unrelated_pairs;
+use bias_robust::reproduce::{
+    scorer_accuracy, stereoset_unrelated_pairs, AccuracyOptions, AccuracySet, AulTokens,
+    ScorerAccuracy, StereoSetAccuracy,
+};
 use bias_robust::{stereoset_by_scorer, ScorerStereoSet};
 
 use bias_core::run::Accuracy;
 use bias_core::Measurement;
 use bias_metrics::MeasureSpec;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use crate::commands::score::{score_with, ScoreArgs, ScoreRun};
@@ -27,6 +30,99 @@ pub struct EvaluateArgs {
     /// Output format of the measure table.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// Which tokens AUL's token-prediction accuracy counts (Kaneko & Bollegala 2022, §4.2):
+    /// `paper` = those its masked counterpart predicts (the unmodified tokens on CrowS-Pairs, as
+    /// CPS; the candidate's tokens on StereoSet, as SSS), `sentence` = every non-special token,
+    /// `with-special` = every token, [CLS]/[SEP] included. Masked LMs only.
+    #[arg(long, value_enum, default_value_t = AulTokensArg::Paper)]
+    aul_accuracy_tokens: AulTokensArg,
+    /// What StereoSet's token-prediction accuracy counts (Kaneko & Bollegala 2022, §4.2):
+    /// `item` = test cases, right when the predicted subtokens match one of the two candidates
+    /// exactly; `token` = token positions, as on CrowS-Pairs.
+    #[arg(long, value_enum, default_value_t = StereoSetAccuracyArg::Item)]
+    stereoset_accuracy: StereoSetAccuracyArg,
+}
+
+/// `--aul-accuracy-tokens` ([`AulTokens`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum AulTokensArg {
+    Paper,
+    Sentence,
+    WithSpecial,
+}
+
+/// `--stereoset-accuracy` ([`StereoSetAccuracy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum StereoSetAccuracyArg {
+    Item,
+    Token,
+}
+
+impl EvaluateArgs {
+    fn accuracy_options(&self) -> AccuracyOptions {
+        AccuracyOptions {
+            aul_tokens: match self.aul_accuracy_tokens {
+                AulTokensArg::Paper => AulTokens::Paper,
+                AulTokensArg::Sentence => AulTokens::Sentence,
+                AulTokensArg::WithSpecial => AulTokens::WithSpecial,
+            },
+            stereoset: match self.stereoset_accuracy {
+                StereoSetAccuracyArg::Item => StereoSetAccuracy::Item,
+                StereoSetAccuracyArg::Token => StereoSetAccuracy::Token,
+            },
+        }
+    }
+}
+
+/// Table 1 of Kaneko & Bollegala (2022) for the evaluated model and data set.
+#[derive(Debug, Serialize)]
+struct TokenAccuracyJson {
+    /// `cps` or `sss`.
+    masked_scorer: &'static str,
+    /// `token` or `item`.
+    unit: &'static str,
+    aul_tokens: String,
+    stereoset_accuracy: String,
+    masked: CountJson,
+    aul: CountJson,
+    mcnemar_exact_p: Option<f64>,
+    mcnemar_chi2_p: Option<f64>,
+    /// McNemar's exact p < 0.01 (the paper's †).
+    significant: bool,
+    pairs: usize,
+    skipped_identical: usize,
+    skipped_empty: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct CountJson {
+    correct: usize,
+    total: usize,
+    percent: Option<f64>,
+}
+
+impl TokenAccuracyJson {
+    fn new(a: &ScorerAccuracy, options: AccuracyOptions) -> Self {
+        let count = |o: &bias_robust::reproduce::Outcomes| CountJson {
+            correct: o.correct(),
+            total: o.total(),
+            percent: Some(o.percent()).filter(|p| p.is_finite()),
+        };
+        TokenAccuracyJson {
+            masked_scorer: a.masked_scorer,
+            unit: a.unit,
+            aul_tokens: options.aul_tokens.to_string(),
+            stereoset_accuracy: options.stereoset.to_string(),
+            masked: count(&a.masked),
+            aul: count(&a.aul),
+            mcnemar_exact_p: a.test.map(|t| t.exact.p_value),
+            mcnemar_chi2_p: a.test.and_then(|t| t.chi2).map(|c| c.p_value),
+            significant: a.test.is_some_and(|t| t.significant()),
+            pairs: a.pairs,
+            skipped_identical: a.skipped_identical,
+            skipped_empty: a.skipped_empty,
+        }
+    }
 }
 
 /// One measure of one scorer.
@@ -42,8 +138,12 @@ struct ScorerMeasure {
 struct Evaluation<'a> {
     model: &'a str,
     dataset: &'a str,
-    /// Token-prediction accuracy per scorer (kaneko2022 §4.2).
+    /// Arg-max = original token over the positions each scorer scored (the run's tally).
     accuracy: BTreeMap<&'a str, AccuracyJson>,
+    /// Table 1 of Kaneko & Bollegala (2022): the masked scorer's and AUL's token-prediction
+    /// accuracy as the paper counts it, with McNemar's test (masked LMs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token_accuracy: Option<TokenAccuracyJson>,
     measures: Vec<ScorerMeasure>,
     /// StereoSet's own SS, LMS and ICAT per scorer (Nadeem et al. 2021), on StereoSet only.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -88,6 +188,19 @@ pub fn run(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), CliError> {
             });
         }
     }
+    let options = args.accuracy_options();
+    let token_accuracy = if lm.family() == "masked" && args.score.shard.is_none() {
+        let set = if scored.dataset == "stereoset" {
+            AccuracySet::StereoSet
+        } else {
+            AccuracySet::CrowsPairs
+        };
+        let (_, pairs) = args.score.model.pairs()?;
+        let mut model = bias_plm::StudiedLm::new(lm).with_options(args.score.model.options());
+        Some(scorer_accuracy(&mut model, set, &pairs, options)?)
+    } else {
+        None
+    };
     let accuracy = &scored.summary.progress.tally.accuracy;
     if args.format == Format::Json {
         let evaluation = Evaluation {
@@ -97,6 +210,9 @@ pub fn run(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), CliError> {
                 .iter()
                 .map(|(s, a)| (s.as_str(), a.into()))
                 .collect(),
+            token_accuracy: token_accuracy
+                .as_ref()
+                .map(|a| TokenAccuracyJson::new(a, options)),
             measures: results,
             stereoset,
         };
@@ -140,8 +256,14 @@ pub fn run(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
         stereoset_grid(by_scorer).write(args.format, out)?;
     }
+    if let (Some(a), Format::Table) = (&token_accuracy, args.format) {
+        write_token_accuracy(out, a, options)?;
+    }
     if args.format == Format::Table {
-        writeln!(out, "\nToken-prediction accuracy (kaneko2022 §4.2):")?;
+        writeln!(
+            out,
+            "\nArg-max = original token over the positions each scorer scored (the run's tally):"
+        )?;
         for (scorer, acc) in accuracy {
             writeln!(
                 out,
@@ -152,6 +274,53 @@ pub fn run(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), CliError> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// Prints Table 1 of Kaneko & Bollegala (2022) for one model and data set.
+fn write_token_accuracy(
+    out: &mut impl Write,
+    a: &ScorerAccuracy,
+    options: AccuracyOptions,
+) -> Result<(), CliError> {
+    writeln!(
+        out,
+        "\nToken-prediction accuracy (Kaneko & Bollegala 2022, Table 1; --aul-accuracy-tokens {}, \
+         --stereoset-accuracy {}; per {}):",
+        options.aul_tokens, options.stereoset, a.unit
+    )?;
+    let mark = if a.test.is_some_and(|t| t.significant()) {
+        " †"
+    } else {
+        ""
+    };
+    for (name, o, m) in [(a.masked_scorer, &a.masked, ""), ("aul", &a.aul, mark)] {
+        writeln!(
+            out,
+            "  {name}: {}%{m} ({} of {} {}s)",
+            fixed(o.percent(), 2),
+            o.correct(),
+            o.total(),
+            a.unit
+        )?;
+    }
+    if let Some(t) = &a.test {
+        writeln!(
+            out,
+            "  McNemar, AUL vs {} on the same {}s: exact p = {:.3e}, χ² p = {} († p < 0.01)",
+            a.masked_scorer,
+            a.unit,
+            t.exact.p_value,
+            t.chi2
+                .map_or("–".to_owned(), |c| format!("{:.3e}", c.p_value))
+        )?;
+    }
+    writeln!(
+        out,
+        "  {} pairs counted; left out: {} tokenise identically, {} with a sentence without a \
+         token for {}",
+        a.pairs, a.skipped_identical, a.skipped_empty, a.masked_scorer
+    )?;
     Ok(())
 }
 
