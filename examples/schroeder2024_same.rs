@@ -1,112 +1,116 @@
-//! schroeder2024 (SAME) on a masked LM's sentence embeddings: the CrowS-Pairs experiment of
-//! §4.2.3 per bias type (SAME, WEAT or gWEAT, DirectBias with k = groups − 1), and the
-//! test–retest reliability of SAME (§4.1.3, Fig. 3) on the gender targets.
+//! Schröder, Schulz & Hammer (2024), "The SAME score", end to end on one or more masked LMs: the
+//! same library call as `bias reproduce schroeder2024`
+//! ([`bias_robust::reproduce::reproduce_schroeder2024_with`]). Per bias type of the paper's
+//! Table 1 it keeps the CrowS-Pairs pairs the authors' code keeps (their defining sets, shipped
+//! in `crates/bias-embed/data/`), masks the group tokens of `sent_more`, embeds the targets and
+//! the defining terms with each model (mean of the last layer), computes SAME, WEAT / gWEAT and
+//! DirectBias per sample and aggregated beside each model's CPS, and writes Tables 1–3, Figures
+//! 1–3 (on the data here: the CrowS-Pairs columns and halves; BIOS and Jigsaw are out of reach)
+//! and the index into `--out`. It prints the index and the per-model scores.
 //!
 //! ```sh
-//! cargo run --release -p bias-plm --example schroeder2024_same -- [--model DIR] [--data-dir data]
+//! cargo run --release -p bias-plm --example schroeder2024_same -- \
+//!     [--model DIR]... [--data-dir data] [--out out/schroeder2024-example] [--max-pairs N] \
+//!     [--filter authors|single-span] [--split authors|sent-more] [--masking per-token|per-span]
 //! ```
 //!
-//! The model defaults to the real all-MiniLM-L6-v2 encoder that `scripts/setup.sh` places in
-//! `data/` (mean-pooled last layer, special tokens included).
+//! Without `--model` the example studies `data/demo-mlm` (built by `make demo`), else the tiny
+//! random `fixtures/models/bert`, whose numbers mean nothing. Table 3 and Figure 2 compare
+//! models: give several (the paper has 26).
 
 use std::error::Error;
 use std::path::PathBuf;
 
-use bias_embed::protocol::{crows_measures, crows_targets, embed_templated, same_paper_sets};
-use bias_embed::{Ddof, DynEmbedder, PermutationOptions};
-use bias_plm::{DeviceSpec, EmbedOptions, PlmEmbedder};
-use bias_robust::{retest_same_binary, RetestOptions};
-use ndarray::Array2;
+use bias_core::StudyModel;
+use bias_embed::protocol::{CrowsFilter, Masking, TargetSplit};
+use bias_plm::{DeviceSpec, LanguageModel, StudiedLm};
+use bias_robust::reproduce::{
+    reproduce_schroeder2024_with, Paper, Reproduction, SchroederOptions, Study,
+};
 
-fn arg(name: &str, default: &str) -> PathBuf {
-    let args: Vec<String> = std::env::args().collect();
-    let value = args
-        .iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map_or(default, String::as_str);
-    let path = PathBuf::from(value);
-    if path.exists() || path.is_absolute() {
-        path
-    } else {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(path)
-    }
-}
+#[path = "common/mod.rs"]
+mod common;
+use common::{default_model, resolve};
 
-fn main() -> Result<(), Box<dyn Error + Send + Sync>> {
-    let model = arg("--model", "data/all-MiniLM-L6-v2");
-    let data = arg("--data-dir", "data");
-    let model_embedder = PlmEmbedder::load(&model, DeviceSpec::Auto, EmbedOptions::default())?;
-    let mask = {
-        let t = model_embedder.tokenizer();
-        t.id_to_token(t.mask_id()?)
-            .unwrap_or_else(|| "[MASK]".into())
-    };
-    // Any `Embedder` works; `DynEmbedder` gives its errors the library's type.
-    let mut embedder = DynEmbedder::new(model_embedder);
-    let pairs = bias_data::load_pairs(bias_data::layout::crows_pairs(&data))?.pairs;
+const USAGE: &str = "usage: schroeder2024_same [--model DIR]... [--data-dir DIR] [--out DIR] \
+                     [--max-pairs N] [--filter authors|single-span] [--split authors|sent-more] \
+                     [--masking per-token|per-span]";
 
-    println!(
-        "{} on CrowS-Pairs (schroeder2024 §4.2.3)\n",
-        model.display()
-    );
-    println!("| bias type | pairs kept | SAME | WEAT d (p) / gWEAT | DirectBias (k) |");
-    println!("|---|---:|---:|---:|---:|");
-    let permutations = PermutationOptions {
-        permutations: 10_000,
-        seed: 1,
-        ..PermutationOptions::default()
-    };
-    let mut gender_targets = None;
-    for sets in same_paper_sets() {
-        let found = crows_targets(&pairs, &sets, &mask);
-        let m = crows_measures(&mut embedder, &sets, &found, Ddof::Zero, &permutations, 1.0)
-            .map_err(|e| format!("{}: {e}", sets.bias_type))?;
-        let assoc = match (&m.weat, m.gweat) {
-            (Some((d, p)), _) => format!("{d:.3} ({:.3})", p.p_value),
-            (None, Some(g)) => format!("gWEAT {g:.4}"),
-            _ => "n/a".into(),
+fn main() -> Result<(), Box<dyn Error>> {
+    let mut model_dirs: Vec<PathBuf> = Vec::new();
+    let mut data_dir = PathBuf::from("data");
+    let mut out_dir = PathBuf::from("out/schroeder2024-example");
+    let mut max_pairs = None;
+    let mut options = SchroederOptions::default();
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let mut value = || {
+            args.next()
+                .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
         };
-        println!(
-            "| {} | {} | {:.4} | {assoc} | {:.4} ({}) |",
-            m.bias_type, m.kept, m.same, m.direct_bias, m.k
-        );
-        if sets.bias_type == bias_core::BiasType::Gender {
-            let texts: Vec<String> = found.targets.iter().map(|t| t.text.clone()).collect();
-            let groups: Vec<Array2<f64>> = (0..2)
-                .map(|g| {
-                    embed_templated(
-                        &mut embedder,
-                        &[] as &[&str],
-                        &sets
-                            .group_terms(g)
-                            .iter()
-                            .map(|s| s.to_string())
-                            .collect::<Vec<_>>(),
-                    )
-                })
-                .collect::<Result<_, _>>()?;
-            let targets = embed_templated(&mut embedder, &[] as &[&str], &texts)?;
-            gender_targets = Some((targets, groups));
+        match flag.as_str() {
+            "--model" => model_dirs.push(value()?.into()),
+            "--data-dir" => data_dir = value()?.into(),
+            "--out" => out_dir = value()?.into(),
+            "--max-pairs" => max_pairs = Some(value()?.parse::<usize>()?),
+            "--filter" => {
+                options.filter = match value()?.as_str() {
+                    "authors" => CrowsFilter::Authors,
+                    "single-span" => CrowsFilter::SingleSpan,
+                    o => return Err(format!("--filter {o:?}: authors or single-span").into()),
+                }
+            }
+            "--split" => {
+                options.split = match value()?.as_str() {
+                    "authors" => TargetSplit::Authors,
+                    "sent-more" => TargetSplit::SentMore,
+                    o => return Err(format!("--split {o:?}: authors or sent-more").into()),
+                }
+            }
+            "--masking" => {
+                options.masking = match value()?.as_str() {
+                    "per-token" => Masking::PerToken,
+                    "per-span" => Masking::PerSpan,
+                    o => return Err(format!("--masking {o:?}: per-token or per-span").into()),
+                }
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}").into()),
         }
     }
-
-    if let Some((targets, groups)) = gender_targets {
-        let report = retest_same_binary(
-            targets.view(),
-            groups[0].view(),
-            groups[1].view(),
-            &RetestOptions::default(),
-        )?;
-        println!("\nTest–retest of SAME on the gender targets (schroeder2024 §4.1.3, Fig. 3)\n");
-        println!("| share of targets | subset size | mean abs deviation (normalised) |");
-        println!("|---:|---:|---:|");
-        for s in &report.shares {
-            println!(
-                "| {:.2} | {} | {:.4} |",
-                s.share, s.subset_size, s.mean_abs_deviation
-            );
+    if model_dirs.is_empty() {
+        model_dirs.push(default_model());
+    }
+    let mut models: Vec<Box<dyn StudyModel>> = Vec::new();
+    for dir in model_dirs {
+        let lm = LanguageModel::open(resolve(dir), DeviceSpec::Auto, tch::Kind::Float)?;
+        // The MLM experiment compares with CPS only (Schröder et al. 2024 Eq. 10).
+        models.push(Box::new(
+            StudiedLm::new(lm).with_scorers(vec!["cps".into()]),
+        ));
+    }
+    let mut study =
+        Study::new(models, resolve(data_dir), out_dir.join("scores"))?.with_max_pairs(max_pairs);
+    let dir = out_dir.join("schroeder2024");
+    let mut out = Reproduction::create(Paper::Schroeder2024, &dir)?;
+    let result = reproduce_schroeder2024_with(&mut study, &mut out, &options);
+    let artifacts = out.finish()?;
+    result?;
+    println!(
+        "# Schröder, Schulz & Hammer (2024) on {}\n",
+        study.model_names().join(", ")
+    );
+    for a in &artifacts {
+        println!("- {} ({}): {}", a.id, a.status.label(), a.title);
+    }
+    for id in ["table-1", "analysis-4.3.4", "table-3"] {
+        if let Ok(text) = std::fs::read_to_string(dir.join(format!("{id}.md"))) {
+            println!("\n{text}");
         }
     }
+    println!("index: {}", dir.join("index.html").display());
     Ok(())
 }

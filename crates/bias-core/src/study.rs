@@ -138,7 +138,11 @@ pub trait StudyModel {
     ///
     /// # Errors
     /// The runtime's error, boxed.
-    fn mask_differing_tokens(&mut self, more: &str, less: &str) -> Result<Option<String>, BoxError> {
+    fn mask_differing_tokens(
+        &mut self,
+        more: &str,
+        less: &str,
+    ) -> Result<Option<String>, BoxError> {
         let _ = (more, less);
         Ok(None)
     }
@@ -205,7 +209,11 @@ impl<M: StudyModel + ?Sized> StudyModel for Box<M> {
     fn embed(&mut self, texts: &[&str]) -> Result<Option<ndarray::Array2<f32>>, BoxError> {
         (**self).embed(texts)
     }
-    fn mask_differing_tokens(&mut self, more: &str, less: &str) -> Result<Option<String>, BoxError> {
+    fn mask_differing_tokens(
+        &mut self,
+        more: &str,
+        less: &str,
+    ) -> Result<Option<String>, BoxError> {
         (**self).mask_differing_tokens(more, less)
     }
 }

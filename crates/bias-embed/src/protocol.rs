@@ -151,9 +151,11 @@ pub struct MaskedTarget {
     pub pair_id: String,
     /// `sent_more` with its differing words replaced by the mask token.
     pub text: String,
-    /// Group of the term in `sent_more` (the stereotyped group).
+    /// The group the target counts for: that of the `sent_more` term ([`crows_targets`]), or
+    /// under [`TargetSplit::Authors`] that of `sent_less` for antistereo rows
+    /// ([`crows_targets_with`]).
     pub stereo_group: usize,
-    /// Group of the term in `sent_less`.
+    /// The other group of the pair.
     pub anti_group: usize,
 }
 
@@ -235,6 +237,280 @@ fn mask_pair(p: &SentencePair, sets: &DefiningSets, mask: &str) -> Result<Masked
         stereo_group: ga,
         anti_group: gb,
     })
+}
+
+/// The authors' defining sets, `data/protected_groups.json` of Schröder et al.'s public code
+/// (HammerLabML/PLMBiasMeasureBenchmark, MIT licence; shipped in `crates/bias-embed/data/` with
+/// its licence and provenance).
+pub const AUTHORS_PROTECTED_GROUPS: &str = include_str!("../data/protected_groups.json");
+
+/// The bias types of Schröder et al. (2024) Table 1, in its order.
+pub const TABLE1_TYPES: [&str; 4] = ["race-color", "religion", "gender", "age"];
+
+/// The authors' defining sets ([`AUTHORS_PROTECTED_GROUPS`]) of the bias types of Table 1
+/// (race-color: black, white, asian, 15 terms each; religion: christian, muslim, jewish,
+/// buddhist, hindu, 14; gender: male, female, 25; age: old, young, 8), groups in the file's order.
+/// Tuple `i` holds term `i` of every group (the file lists them in parallel; duplicates such as
+/// `his`, `his` are kept, so a repeated term weighs twice in its group's mean, as in the
+/// authors' code). The default of the CrowS-Pairs protocol.
+///
+/// # Errors
+/// [`EmbedError::InvalidParameter`] if the shipped file is malformed (it is not).
+pub fn authors_sets() -> Result<Vec<DefiningSets>, EmbedError> {
+    parse_protected_groups(AUTHORS_PROTECTED_GROUPS, &TABLE1_TYPES)
+}
+
+/// Defining sets from a file laid out as the authors' `protected_groups.json`
+/// (`groups_by_bias_types`: type → group names; `terms_by_groups`: group → terms), for the
+/// bias types `types`.
+///
+/// # Errors
+/// [`EmbedError::InvalidParameter`] naming the key when the JSON is malformed, a type or group
+/// is missing, or a type's groups have term lists of different lengths.
+pub fn parse_protected_groups(json: &str, types: &[&str]) -> Result<Vec<DefiningSets>, EmbedError> {
+    let bad = |name: &str, value: String, expected: &str| EmbedError::InvalidParameter {
+        name: format!("protected groups: {name}"),
+        value,
+        expected: expected.into(),
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| bad("json", e.to_string(), "a JSON object"))?;
+    let mut out = Vec::new();
+    for ty in types {
+        let groups: Vec<String> = v["groups_by_bias_types"][ty]
+            .as_array()
+            .ok_or_else(|| {
+                bad(
+                    "groups_by_bias_types",
+                    (*ty).into(),
+                    "a list of group names",
+                )
+            })?
+            .iter()
+            .map(|g| g.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or_else(|| {
+                bad(
+                    "groups_by_bias_types",
+                    (*ty).into(),
+                    "group names as strings",
+                )
+            })?;
+        let mut columns = Vec::new();
+        for g in &groups {
+            let terms: Vec<String> = v["terms_by_groups"][g]
+                .as_array()
+                .ok_or_else(|| bad("terms_by_groups", g.clone(), "a list of terms"))?
+                .iter()
+                .map(|t| t.as_str().map(str::to_owned))
+                .collect::<Option<_>>()
+                .ok_or_else(|| bad("terms_by_groups", g.clone(), "terms as strings"))?;
+            columns.push(terms);
+        }
+        let n = columns.first().map_or(0, Vec::len);
+        if n == 0 || columns.iter().any(|c| c.len() != n) {
+            return Err(bad(
+                "terms_by_groups",
+                format!(
+                    "{ty}: {:?}",
+                    columns.iter().map(Vec::len).collect::<Vec<_>>()
+                ),
+                "as many terms (at least one) in every group of the type",
+            ));
+        }
+        let tuples = (0..n)
+            .map(|i| columns.iter().map(|c| c[i].clone()).collect())
+            .collect();
+        out.push(DefiningSets {
+            bias_type: ty.parse().map_err(EmbedError::Core)?,
+            groups,
+            tuples,
+        });
+    }
+    Ok(out)
+}
+
+/// Which CrowS-Pairs pairs the protocol keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CrowsFilter {
+    /// The authors' code (their `get_diff` and `get_group_label`; the default): the sentences
+    /// split on single spaces, a case-sensitive difflib alignment of the words, each differing
+    /// span lower-cased with punctuation (all but `-`) removed; a pair is kept when every span of
+    /// `sent_more` is a term of one group and every span of `sent_less` a term of one group (the
+    /// first such group in the file's order). Several differing spans are allowed, and the two
+    /// groups may coincide.
+    #[default]
+    Authors,
+    /// This project's earlier protocol: exactly one differing span (words lower-cased,
+    /// punctuation stripped at the ends), a replacement, whose two sides are terms of two
+    /// different groups.
+    SingleSpan,
+}
+
+/// Which group a kept pair's target counts for (WEAT's X/Y, gWEAT's sets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TargetSplit {
+    /// The authors' code (the default): the group of `sent_more` for stereo rows, of
+    /// `sent_less` for antistereo rows (the group the stereotype concerns).
+    #[default]
+    Authors,
+    /// The group of `sent_more`, whatever the row's direction.
+    SentMore,
+}
+
+/// How a kept pair's group terms are removed from its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Masking {
+    /// The authors' code (the default): every token of `sent_more` that differs from
+    /// `sent_less` is replaced by the mask token, one mask per token (the model's tokenizer
+    /// does this: `bias_core::StudyModel::mask_differing_tokens`).
+    #[default]
+    PerToken,
+    /// One mask token in place of the differing words (text only, no tokenizer needed).
+    PerSpan,
+}
+
+/// PUNCTUATION of the authors' code: Python's `string.punctuation` without `-`.
+fn authors_simplify(text: &str) -> String {
+    text.trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| !(c.is_ascii_punctuation() && *c != '-'))
+        .collect()
+}
+
+/// The differing word spans of two sentences as the authors' `get_diff` finds them.
+pub fn authors_diff(more: &str, less: &str) -> (Vec<String>, Vec<String>) {
+    let a: Vec<&str> = more.split(' ').collect();
+    let b: Vec<&str> = less.split(' ').collect();
+    let (mut m1, mut m2) = (Vec::new(), Vec::new());
+    for op in SequenceMatcher::new(&a, &b).opcodes() {
+        if op.tag == Tag::Equal {
+            continue;
+        }
+        let join = |w: &[&str]| w.iter().map(|x| format!(" {x}")).collect::<String>();
+        m1.push(authors_simplify(&join(&a[op.i1..op.i2])));
+        m2.push(authors_simplify(&join(&b[op.j1..op.j2])));
+    }
+    (m1, m2)
+}
+
+/// The first group (in the sets' order) whose terms hold every one of `terms`.
+fn authors_group(sets: &DefiningSets, terms: &[String]) -> Option<usize> {
+    if terms.is_empty() {
+        return None;
+    }
+    (0..sets.groups.len()).find(|&g| {
+        let own = sets.group_terms(g);
+        terms.iter().all(|t| own.contains(&t.as_str()))
+    })
+}
+
+/// One kept pair of the CrowS-Pairs protocol, before masking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptPair {
+    /// Index of the pair in the input.
+    pub index: usize,
+    /// The pair's id.
+    pub pair_id: String,
+    /// Group of the differing terms of `sent_more`.
+    pub group_more: usize,
+    /// Group of the differing terms of `sent_less`.
+    pub group_less: usize,
+    /// The group the target counts for ([`TargetSplit`]).
+    pub target_group: usize,
+    /// The other group (the counterfactual's, under [`TargetSplit::Authors`]).
+    pub other_group: usize,
+}
+
+/// The pairs of `sets.bias_type` that `filter` keeps, with their groups under `split`, and the
+/// excluded pairs with the reason.
+pub fn select_pairs(
+    pairs: &[SentencePair],
+    sets: &DefiningSets,
+    filter: CrowsFilter,
+    split: TargetSplit,
+) -> (Vec<KeptPair>, Vec<(String, String)>) {
+    let (mut kept, mut excluded) = (Vec::new(), Vec::new());
+    for (index, p) in pairs.iter().enumerate() {
+        if p.bias_type != sets.bias_type {
+            continue;
+        }
+        let groups = match filter {
+            CrowsFilter::Authors => {
+                let (m1, m2) = authors_diff(&p.stereo, &p.anti);
+                match (authors_group(sets, &m1), authors_group(sets, &m2)) {
+                    (Some(a), Some(b)) => Ok((a, b)),
+                    _ => Err(format!(
+                        "differing terms {m1:?} / {m2:?} are not all terms of one group"
+                    )),
+                }
+            }
+            CrowsFilter::SingleSpan => {
+                mask_pair(p, sets, "[MASK]").map(|t| (t.stereo_group, t.anti_group))
+            }
+        };
+        match groups {
+            Ok((a, b)) => {
+                let (target_group, other_group) = match (split, p.direction) {
+                    (TargetSplit::Authors, bias_core::Direction::Antistereo) => (b, a),
+                    _ => (a, b),
+                };
+                kept.push(KeptPair {
+                    index,
+                    pair_id: p.id.clone(),
+                    group_more: a,
+                    group_less: b,
+                    target_group,
+                    other_group,
+                });
+            }
+            Err(reason) => excluded.push((p.id.clone(), reason)),
+        }
+    }
+    (kept, excluded)
+}
+
+/// The CrowS-Pairs targets of one bias type under the named options: the pairs `filter` keeps
+/// ([`select_pairs`]), each target counted for its group under `split`, its text given by `mask`
+/// (e.g. the model tokenizer's one mask per differing token, or [`mask_spans`]).
+///
+/// # Errors
+/// The first error of `mask`.
+pub fn crows_targets_with<E>(
+    pairs: &[SentencePair],
+    sets: &DefiningSets,
+    filter: CrowsFilter,
+    split: TargetSplit,
+    mut mask: impl FnMut(&SentencePair) -> Result<String, E>,
+) -> Result<CrowsTargets, E> {
+    let (kept, excluded) = select_pairs(pairs, sets, filter, split);
+    let mut targets = Vec::with_capacity(kept.len());
+    for k in kept {
+        targets.push(MaskedTarget {
+            text: mask(&pairs[k.index])?,
+            pair_id: k.pair_id,
+            stereo_group: k.target_group,
+            anti_group: k.other_group,
+        });
+    }
+    Ok(CrowsTargets { targets, excluded })
+}
+
+/// `sent_more` with its differing words (the single span, or each span the authors' diff finds)
+/// replaced by `mask`, once per span ([`Masking::PerSpan`]).
+pub fn mask_spans(more: &str, less: &str, mask: &str) -> String {
+    let a: Vec<&str> = more.split(' ').collect();
+    let b: Vec<&str> = less.split(' ').collect();
+    let mut out: Vec<String> = Vec::new();
+    for op in SequenceMatcher::new(&a, &b).opcodes() {
+        match op.tag {
+            Tag::Equal => out.extend(a[op.i1..op.i2].iter().map(|s| s.to_string())),
+            _ if op.i1 < op.i2 => out.push(mask.to_owned()),
+            _ => {}
+        }
+    }
+    out.join(" ")
 }
 
 /// Fills SEAT-style templates: every `[target]` in each template replaced by each term, e.g.
@@ -380,7 +656,8 @@ pub struct CrowsMeasures {
     pub excluded: usize,
     /// Targets whose `sent_more` term is in each group.
     pub targets_per_group: Vec<usize>,
-    /// SAME over all targets against the groups' terms (multi-group, paper definition).
+    /// SAME over all targets against the groups' terms (multi-group; the paper's definition or
+    /// the authors' code, as asked).
     pub same: f64,
     /// Two groups: WEAT with X, Y = the targets whose stereotype concerns group 0, group 1 and
     /// A, B = the groups' terms, with its permutation test; `None` when a side has < 2 targets.
@@ -396,7 +673,8 @@ pub struct CrowsMeasures {
 
 /// Computes [`CrowsMeasures`] for the targets `found` of one type (schroeder2024 §4.2.3),
 /// embedding the masked sentences and the attribute terms, each as its own text, with
-/// `embedder` (e.g. a model's mean-pooled last layer, or [`crate::DynEmbedder`]).
+/// `embedder` (e.g. a model's mean-pooled last layer, or [`crate::DynEmbedder`]); SAME as
+/// `same` says ([`SameVariant::Paper`]: Eq. 16).
 ///
 /// # Errors
 /// [`EmbedError::InvalidParameter`] with fewer than 2 kept pairs; errors of the embedder and of
@@ -408,6 +686,7 @@ pub fn crows_measures<E>(
     ddof: Ddof,
     permutations: &PermutationOptions,
     c: f64,
+    same: SameVariant,
 ) -> Result<CrowsMeasures, E::Error>
 where
     E: Embedder + ?Sized,
@@ -420,6 +699,7 @@ where
         ddof,
         permutations,
         c,
+        same,
     )
 }
 
@@ -430,6 +710,7 @@ fn crows_measures_with<E, F>(
     ddof: Ddof,
     permutations: &PermutationOptions,
     c: f64,
+    variant: SameVariant,
 ) -> Result<CrowsMeasures, E>
 where
     E: From<EmbedError>,
@@ -453,7 +734,7 @@ where
         })
         .collect::<Result<_, E>>()?;
     let views: Vec<_> = groups.iter().map(|m| m.view()).collect();
-    let same = same_multi(targets.view(), &views, SameVariant::Paper)?.value;
+    let same = same_multi(targets.view(), &views, variant)?.value;
     let by_group: Vec<Array2<f64>> = (0..sets.groups.len())
         .map(|g| {
             let idx: Vec<usize> = found

@@ -59,6 +59,7 @@ mod language_model;
 mod logprob;
 mod masked_lm;
 mod model;
+mod neutral;
 mod scorer;
 mod study;
 pub mod template;
@@ -84,6 +85,7 @@ pub use model::{
     load_model, DebertaOptions, EncodeRequest, EncoderOutput, MaskedLanguageModel, PlmModel,
 };
 pub use scorer::{AlignmentOrder, MlmScorer, ScorerKind, ScoringOptions, SpecialIds, SssAverage};
+pub use neutral::{clean_up_tokenization, mask_differing_tokens, NEUTRAL_PAD_WIDTH};
 pub use study::{ProgressFn, StudiedLm};
 pub use tokenizer::{PlmTokenizer, TokenizedText};
 pub use train::{MlmTrainer, StepReport, TrainedModel, TrainingBatch};

@@ -18,6 +18,8 @@ pub struct StudiedLm {
     options: ScoringOptions,
     chunk_pairs: usize,
     progress: Option<ProgressFn>,
+    /// The sentence embedder of [`StudyModel::embed`], loaded on first use.
+    embedder: Option<crate::PlmEmbedder>,
 }
 
 impl StudiedLm {
@@ -32,6 +34,7 @@ impl StudiedLm {
             options: ScoringOptions::default(),
             chunk_pairs: 64,
             progress: None,
+            embedder: None,
         }
     }
 
@@ -180,5 +183,42 @@ impl StudyModel for StudiedLm {
         );
         let results = engine.run(&jobs)?;
         Ok(Some(results.into_iter().map(|r| r.correct).collect()))
+    }
+
+    /// Masked LMs: the mean of the last layer's hidden states over all tokens, special tokens
+    /// included ([`crate::PlmEmbedder`] with [`crate::EmbedOptions::default`], the pooling of
+    /// `bias embed --model` and of Schröder et al. 2024 §4.3.4), the encoder loaded once from the
+    /// model's folder on its device. Causal LMs: `None`.
+    fn embed(&mut self, texts: &[&str]) -> Result<Option<ndarray::Array2<f32>>, BoxError> {
+        let LanguageModel::Masked(m) = &self.lm else {
+            return Ok(None);
+        };
+        if self.embedder.is_none() {
+            let device = match m.device() {
+                tch::Device::Cuda(i) => crate::DeviceSpec::Cuda(i),
+                _ => crate::DeviceSpec::Cpu,
+            };
+            let e = crate::PlmEmbedder::load(m.dir(), device, crate::EmbedOptions::default())?;
+            self.embedder = Some(e);
+        }
+        let e = self.embedder.as_mut().expect("loaded above");
+        Ok(Some(bias_core::Embedder::embed(e, texts)?))
+    }
+
+    /// Masked LMs: [`crate::mask_differing_tokens`] with the model's tokenizer. Causal LMs:
+    /// `None`.
+    fn mask_differing_tokens(
+        &mut self,
+        more: &str,
+        less: &str,
+    ) -> Result<Option<String>, BoxError> {
+        match &self.lm {
+            LanguageModel::Masked(m) => Ok(Some(crate::mask_differing_tokens(
+                m.tokenizer(),
+                more,
+                less,
+            )?)),
+            LanguageModel::Causal(_) => Ok(None),
+        }
     }
 }

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use bias_data::wordlists::{read_weat_tests_path, CasePolicy as ListCase};
 use bias_embed::protocol::{
-    crows_measures, crows_targets, same_paper_sets, CrowsTargets, DefiningSets,
+    authors_sets, crows_measures, crows_targets_with, mask_spans, same_paper_sets, CrowsFilter,
+    CrowsTargets, DefiningSets, Masking, TargetSplit,
 };
 use bias_embed::{
     direct_bias, gweat, same_binary, same_multi, weat, Ddof, DynEmbedder, PermutationMethod,
@@ -79,9 +80,181 @@ pub struct EmbedArgs {
     /// Where `crows-pairs` and `stereoset` are found (as scripts/setup.sh lays them out).
     #[arg(long, default_value = bias_data::layout::DEFAULT_DATA_DIR)]
     data_dir: PathBuf,
+    #[command(flatten)]
+    protocol: CrowsProtocolArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+}
+
+/// The defining sets of the CrowS-Pairs protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DefiningSetsArg {
+    /// The authors' `protected_groups.json` (Schröder et al. 2024 Table 1; shipped with its MIT
+    /// licence).
+    Authors,
+    /// The sets written for this project before the authors' file was shipped.
+    Project,
+}
+
+/// Which CrowS-Pairs pairs are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CrowsFilterArg {
+    /// The authors' code: several differing spans allowed, all terms of one group per side.
+    Authors,
+    /// One differing span whose two sides are terms of two different groups.
+    SingleSpan,
+}
+
+/// Which group a target counts for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TargetSplitArg {
+    /// The authors' code: the `sent_less` group for antistereo rows.
+    Authors,
+    /// The `sent_more` group whatever the direction.
+    SentMore,
+}
+
+/// How the group terms are removed from a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MaskingArg {
+    /// One mask per differing token, with the model's tokenizer (the authors' code).
+    PerToken,
+    /// One mask per differing word span.
+    PerSpan,
+}
+
+/// The CrowS-Pairs protocol of Schröder, Schulz & Hammer (2024, §4.2.3, §4.3.4), the authors'
+/// choices by default.
+#[derive(Debug, Clone, Args)]
+pub struct CrowsProtocolArgs {
+    /// CrowS-Pairs: the defining sets (attributes, and the terms a pair must swap).
+    #[arg(long, value_enum, default_value_t = DefiningSetsArg::Authors)]
+    pub defining_sets: DefiningSetsArg,
+    /// CrowS-Pairs: which pairs are kept (authors: several differing spans, all terms of one
+    /// group per side; single-span: this project's earlier protocol).
+    #[arg(long, value_enum, default_value_t = CrowsFilterArg::Authors)]
+    pub crows_filter: CrowsFilterArg,
+    /// CrowS-Pairs: the group a target counts for in WEAT/gWEAT (authors: the sent_less group
+    /// for antistereo rows; sent-more: always the sent_more group).
+    #[arg(long, value_enum, default_value_t = TargetSplitArg::Authors)]
+    pub target_split: TargetSplitArg,
+    /// CrowS-Pairs: how the group terms are masked (per-token: one mask per differing token, as
+    /// the authors; per-span: one per differing word span).
+    #[arg(long, value_enum, default_value_t = MaskingArg::PerToken)]
+    pub crows_masking: MaskingArg,
+}
+
+impl CrowsProtocolArgs {
+    /// The defining sets chosen.
+    ///
+    /// # Errors
+    /// The authors' file's parse error (it is shipped well-formed).
+    pub fn sets(&self) -> Result<Vec<DefiningSets>, CliError> {
+        Ok(match self.defining_sets {
+            DefiningSetsArg::Authors => authors_sets()?,
+            DefiningSetsArg::Project => same_paper_sets(),
+        })
+    }
+
+    /// The filter chosen.
+    pub fn filter(&self) -> CrowsFilter {
+        match self.crows_filter {
+            CrowsFilterArg::Authors => CrowsFilter::Authors,
+            CrowsFilterArg::SingleSpan => CrowsFilter::SingleSpan,
+        }
+    }
+
+    /// The split chosen.
+    pub fn split(&self) -> TargetSplit {
+        match self.target_split {
+            TargetSplitArg::Authors => TargetSplit::Authors,
+            TargetSplitArg::SentMore => TargetSplit::SentMore,
+        }
+    }
+
+    /// The masking chosen.
+    pub fn masking(&self) -> Masking {
+        match self.crows_masking {
+            MaskingArg::PerToken => Masking::PerToken,
+            MaskingArg::PerSpan => Masking::PerSpan,
+        }
+    }
+}
+
+/// `bias reproduce schroeder2024`'s options (Schröder, Schulz & Hammer 2024 §4.3.4, §4.1.1,
+/// §4.1.3); the defaults are the authors'.
+#[derive(Debug, Clone, Args)]
+pub struct Schroeder2024Args {
+    /// schroeder2024: which CrowS-Pairs pairs are kept (authors or single-span).
+    #[arg(long = "schroeder2024-filter", value_enum, default_value_t = CrowsFilterArg::Authors)]
+    pub filter: CrowsFilterArg,
+    /// schroeder2024: the group a target counts for (authors: sent_less for antistereo rows;
+    /// sent-more).
+    #[arg(long = "schroeder2024-split", value_enum, default_value_t = TargetSplitArg::Authors)]
+    pub split: TargetSplitArg,
+    /// schroeder2024: one mask per differing token (authors) or per word span.
+    #[arg(long = "schroeder2024-masking", value_enum, default_value_t = MaskingArg::PerToken)]
+    pub masking: MaskingArg,
+    /// schroeder2024: SAME as the authors' code computes it rather than as the paper defines it
+    /// (Eq. 16).
+    #[arg(long = "schroeder2024-same-authors")]
+    pub same_authors: bool,
+    /// schroeder2024: WEAT effect size standard deviation, 1 (the authors' code) or 0.
+    #[arg(long = "schroeder2024-ddof", default_value_t = 1)]
+    pub ddof: u8,
+    /// schroeder2024: DirectBias strictness c (Eq. 25).
+    #[arg(long = "schroeder2024-c", default_value_t = 1.0)]
+    pub c: f64,
+    /// schroeder2024 Table 3: models whose CPS bias deviates from the mean by more than this many
+    /// standard deviations are compared (§4.1.1: 1).
+    #[arg(long = "schroeder2024-sd-threshold", default_value_t = 1.0)]
+    pub sd_threshold: f64,
+    /// schroeder2024 Figure 3: random subsets per share.
+    #[arg(long = "schroeder2024-retest-repeats", default_value_t = 100)]
+    pub retest_repeats: usize,
+    /// schroeder2024 Figure 3: the seed of the subsets.
+    #[arg(long = "schroeder2024-seed", default_value_t = 0)]
+    pub seed: u64,
+}
+
+impl Schroeder2024Args {
+    /// The library options.
+    ///
+    /// # Errors
+    /// [`CliError::Usage`] for a ddof other than 0 or 1.
+    pub fn options(&self) -> Result<bias_robust::reproduce::SchroederOptions, CliError> {
+        let p = CrowsProtocolArgs {
+            defining_sets: DefiningSetsArg::Authors,
+            crows_filter: self.filter,
+            target_split: self.split,
+            crows_masking: self.masking,
+        };
+        Ok(bias_robust::reproduce::SchroederOptions {
+            filter: p.filter(),
+            split: p.split(),
+            masking: p.masking(),
+            same: if self.same_authors {
+                SameVariant::AuthorsCode
+            } else {
+                SameVariant::Paper
+            },
+            ddof: ddof_of(self.ddof, "--schroeder2024-ddof")?,
+            c: self.c,
+            sd_threshold: self.sd_threshold,
+            retest_repeats: self.retest_repeats,
+            seed: self.seed,
+        })
+    }
+}
+
+/// A `--ddof` value.
+pub(crate) fn ddof_of(d: u8, flag: &str) -> Result<Ddof, CliError> {
+    match d {
+        0 => Ok(Ddof::Zero),
+        1 => Ok(Ddof::One),
+        d => Err(CliError::Usage(format!("{flag} {d}: use 0 or 1"))),
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -330,7 +503,8 @@ fn set_row(a: &EmbedArgs, source: &mut DynEmbedder<'_>) -> Result<Row, CliError>
 }
 
 /// schroeder2024's CrowS-Pairs experiment on a model: per bias type, SAME, WEAT or gWEAT, and
-/// DirectBias on the masked targets.
+/// DirectBias on the masked targets, under the protocol of `--defining-sets`, `--crows-filter`,
+/// `--target-split` and `--crows-masking` (the authors' by default).
 fn crows_rows(a: &EmbedArgs, dataset: &str) -> Result<Vec<Row>, CliError> {
     let model = a.source.open_model("--dataset")?;
     let mask = {
@@ -338,13 +512,30 @@ fn crows_rows(a: &EmbedArgs, dataset: &str) -> Result<Vec<Row>, CliError> {
         t.id_to_token(t.mask_id()?)
             .unwrap_or_else(|| "[MASK]".into())
     };
-    let mut embedder = DynEmbedder::new(model);
     let path = bias_data::layout::resolve_dataset(dataset, &a.data_dir);
     let pairs = bias_data::load_pairs(&path)?.pairs;
+    let mut found_by_type = Vec::new();
+    for sets in a.protocol.sets()? {
+        let found = crows_targets_with(
+            &pairs,
+            &sets,
+            a.protocol.filter(),
+            a.protocol.split(),
+            |p| -> Result<String, CliError> {
+                Ok(match a.protocol.masking() {
+                    Masking::PerToken => {
+                        bias_plm::mask_differing_tokens(model.tokenizer(), &p.stereo, &p.anti)?
+                    }
+                    Masking::PerSpan => mask_spans(&p.stereo, &p.anti, &mask),
+                })
+            },
+        )?;
+        found_by_type.push((sets, found));
+    }
+    let mut embedder = DynEmbedder::new(model);
     let mut rows = Vec::new();
-    for sets in same_paper_sets() {
-        let found = crows_targets(&pairs, &sets, &mask);
-        rows.extend(crows_type_rows(a, &mut embedder, &sets, &found)?);
+    for (sets, found) in &found_by_type {
+        rows.extend(crows_type_rows(a, &mut embedder, sets, found)?);
     }
     Ok(rows)
 }
@@ -376,6 +567,11 @@ fn crows_type_rows(
         ddof(a)?,
         &permutation_options(a),
         a.c,
+        if a.same_authors {
+            SameVariant::AuthorsCode
+        } else {
+            SameVariant::Paper
+        },
     )?;
     let sizes: Vec<String> = m
         .targets_per_group

@@ -57,6 +57,8 @@ pub struct ReproduceArgs {
     #[command(flatten)]
     pub kaneko2023: crate::commands::controlled::Kaneko2023Args,
     #[command(flatten)]
+    pub schroeder2024: crate::commands::embed::Schroeder2024Args,
+    #[command(flatten)]
     pub device: DeviceArgs,
 }
 
@@ -121,6 +123,11 @@ pub fn run(args: &ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
             &mut study,
             &mut repro,
             &args.kaneko2023.options(),
+        ),
+        Paper::Schroeder2024 => bias_robust::reproduce::reproduce_schroeder2024_with(
+            &mut study,
+            &mut repro,
+            &args.schroeder2024.options()?,
         ),
         paper => reproduce(paper, &mut study, &mut repro),
     };

