@@ -55,6 +55,8 @@ pub struct ReproduceArgs {
     #[arg(long, default_value_t = 0)]
     pub subsample_seed: u64,
     #[command(flatten)]
+    pub kaneko2022: crate::commands::robust::human::Kaneko2022Args,
+    #[command(flatten)]
     pub kaneko2023: crate::commands::controlled::Kaneko2023Args,
     #[command(flatten)]
     pub schroeder2024: crate::commands::embed::Schroeder2024Args,
@@ -128,6 +130,11 @@ pub fn run(args: &ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
             &mut study,
             &mut repro,
             &args.schroeder2024.options()?,
+        ),
+        Paper::Kaneko2022 => bias_robust::reproduce::reproduce_kaneko2022(
+            &mut study,
+            &mut repro,
+            args.kaneko2022.options(),
         ),
         paper => reproduce(paper, &mut study, &mut repro),
     };

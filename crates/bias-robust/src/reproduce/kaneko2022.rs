@@ -55,6 +55,7 @@ pub fn reproduce_with(
     out: &mut Reproduction,
     options: Kaneko2022Options,
 ) -> Result<(), RobustError> {
+    out.set_models(study.model_names());
     let limited = study.max_pairs().map(|n| {
         format!("only the first {n} pairs of each data set (--max-pairs): not the paper's numbers")
     });

@@ -37,9 +37,57 @@ pub struct HumanArgs {
     format: Format,
 }
 
+/// The kaneko2022 options of `bias reproduce` ([`bias_robust::reproduce::Kaneko2022Options`]).
+#[derive(Debug, Args)]
+pub struct Kaneko2022Args {
+    /// kaneko2022: N of the bias score (Eq. 6): `all` (default; the paper and the authors'
+    /// evaluate.py) counts the pairs a scorer leaves out of its table (both sentences tokenise
+    /// identically; SSS without a modified token) as not stereotypical; `scored` drops them.
+    /// Tables 3 and 5 say how many pairs this touches.
+    #[arg(
+        long = "kaneko2022-pairs-in-n",
+        id = "kaneko2022-pairs-in-n",
+        value_enum,
+        default_value_t = PairsInNArg::All
+    )]
+    pub pairs_in_n: PairsInNArg,
+    /// kaneko2022: which annotations make a CrowS-Pairs pair "biased" in Figure 1 (at least 3
+    /// of the five validators): `matching` (default; the paper) those naming the pair's bias
+    /// type, `any` (the authors' preprocess.py) every non-empty one.
+    #[arg(
+        long = "kaneko2022-label-rule",
+        id = "kaneko2022-label-rule",
+        value_enum,
+        default_value_t = LabelRuleArg::Matching
+    )]
+    pub label_rule: LabelRuleArg,
+}
+
+impl Kaneko2022Args {
+    /// The library's options.
+    pub fn options(&self) -> bias_robust::reproduce::Kaneko2022Options {
+        bias_robust::reproduce::Kaneko2022Options {
+            pairs_in_n: match self.pairs_in_n {
+                PairsInNArg::All => bias_metrics::PairsInN::All,
+                PairsInNArg::Scored => bias_metrics::PairsInN::Scored,
+            },
+            label_rule: self.label_rule.into(),
+        }
+    }
+}
+
+/// `--kaneko2022-pairs-in-n` ([`bias_metrics::PairsInN`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PairsInNArg {
+    /// Every test instance (the paper, the authors' code).
+    All,
+    /// Only the scored pairs.
+    Scored,
+}
+
 /// `--label-rule` ([`LabelRule`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum LabelRuleArg {
+pub enum LabelRuleArg {
     /// The paper: annotations naming the pair's bias type.
     Matching,
     /// The authors' code: any non-empty annotation.
