@@ -206,3 +206,117 @@ fn templates(
     }
     Ok(results)
 }
+
+/// Fine-tunes `base` on `sentences` as `request` says (kaneko2023 §2: one bias-controlled model
+/// per rate of bias) with an [`MlmTrainer`](crate::MlmTrainer) on the base's device, no
+/// intermediate checkpoints, and opens the result (f32) under `request.name`. A folder that
+/// already holds the same run is reused without training.
+///
+/// # Errors
+/// Those of [`MlmTrainer`](crate::MlmTrainer) (no sentences, a write failure, ...) and of
+/// [`MaskedLm::open`].
+pub fn fine_tune_study_model(
+    base: &MaskedLm,
+    sentences: &[String],
+    request: &bias_core::FineTuning,
+) -> Result<MaskedLm, PlmError> {
+    use bias_core::MaskedLmTrainer;
+    let device = match base.device() {
+        tch::Device::Cuda(i) => crate::DeviceSpec::Cuda(i),
+        _ => crate::DeviceSpec::Cpu,
+    };
+    let mut trainer = crate::MlmTrainer::new(base.dir(), &request.dir, device)
+        .max_length(request.max_length)
+        .checkpoint_every(0);
+    trainer.train(sentences, &request.options)?;
+    Ok(MaskedLm::open(&request.dir, device, tch::Kind::Float)?.with_name(request.name.clone()))
+}
+
+/// TBS per occupation (Kurita et al. 2019; kaneko2023 Appendix A) and the mean probabilities
+/// of *he* and *she* at `"[MASK] is a/an [occupation]."` (kaneko2023 §3.4, Figure 2), with the
+/// default options of [`template_based_score`] and [`gender_probe`].
+///
+/// # Errors
+/// Those of [`template_based_score`] and [`gender_probe`].
+pub fn gender_templates(
+    lm: &MaskedLm,
+    targets: &[String],
+) -> Result<bias_core::GenderTemplates, PlmError> {
+    let (m, t, d) = (lm.model(), lm.tokenizer(), lm.device());
+    let tbs = template_based_score(m, t, d, targets, &TbsOptions::default())?;
+    let probe = gender_probe(m, t, d, targets, &ProbeOptions::default())?;
+    Ok(bias_core::GenderTemplates {
+        tbs: tbs.rows.iter().map(|r| r.score).collect(),
+        he: probe.means[0],
+        she: probe.means[1],
+    })
+}
+
+/// The literal mask of a sentence given to [`mask_probabilities`].
+pub const MASK_PLACEHOLDER: &str = "[MASK]";
+
+/// The probability (softmax over the vocabulary) of each of `words` at the one
+/// [`MASK_PLACEHOLDER`] of `sentence`, read by the model's own mask token (kaneko2023 Figure 3:
+/// `"[MASK] doesn't have time for the family due to work obligations."`). A word at the start
+/// of the sentence is read capitalised where the vocabulary has it (`He`), as the probe of
+/// [`gender_probe`] reads it; each word must be one token there.
+///
+/// The sentence goes through [`gender_probe`] unchanged: its last word after the mask (or
+/// before it) takes the probe's target slot and is filled back in, so the model reads exactly
+/// `sentence`.
+///
+/// # Errors
+/// [`CoreError::InvalidInput`] (in [`PlmError::Core`]) when `sentence` has no or more than one
+/// [`MASK_PLACEHOLDER`], no other word, or a template slot (`[G]`, `[T]`, `[A]`) written out;
+/// those of [`gender_probe`] (a word that is not one token, ...).
+pub fn mask_probabilities(
+    lm: &MaskedLm,
+    sentence: &str,
+    words: &[String],
+) -> Result<Vec<f64>, PlmError> {
+    let invalid = |why: &str| -> PlmError {
+        CoreError::InvalidInput(format!(
+            "mask probabilities of {sentence:?}: {why}; write the sentence with one \
+             {MASK_PLACEHOLDER}, e.g. \"[MASK] doesn't have time for the family.\""
+        ))
+        .into()
+    };
+    if sentence.matches(MASK_PLACEHOLDER).count() != 1 {
+        return Err(invalid("it needs exactly one [MASK]"));
+    }
+    if ["[G]", "[T]", "[A]"].iter().any(|s| sentence.contains(s)) {
+        return Err(invalid("it contains a template slot ([G], [T] or [A])"));
+    }
+    let mask_at = sentence.find(MASK_PLACEHOLDER).unwrap_or(0);
+    let mask_end = mask_at + MASK_PLACEHOLDER.len();
+    // The last alphanumeric word outside the mask becomes the target slot.
+    let mut words_at: Vec<(usize, usize)> = Vec::new();
+    let mut start = None;
+    for (i, c) in sentence
+        .char_indices()
+        .chain(std::iter::once((sentence.len(), ' ')))
+    {
+        let inside = (mask_at..mask_end).contains(&i);
+        match (c.is_alphanumeric() && !inside, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                words_at.push((s, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    let Some(&(ts, te)) = words_at.last() else {
+        return Err(invalid("it has no word besides the mask"));
+    };
+    let template =
+        format!("{}[T]{}", &sentence[..ts], &sentence[te..]).replacen(MASK_PLACEHOLDER, "[G]", 1);
+    let options = ProbeOptions {
+        words: words.to_vec(),
+        template: crate::template::Template::new(&template)?,
+        ..ProbeOptions::default()
+    };
+    let target = [sentence[ts..te].to_owned()];
+    let probe = gender_probe(lm.model(), lm.tokenizer(), lm.device(), &target, &options)?;
+    Ok(probe.rows[0].probabilities.clone())
+}

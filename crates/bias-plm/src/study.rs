@@ -72,6 +72,50 @@ impl std::fmt::Debug for StudiedLm {
 }
 
 impl StudyModel for StudiedLm {
+    /// Masked LMs: [`crate::controlled::fine_tune_study_model`] (an [`crate::MlmTrainer`] run
+    /// from this model's folder, scored with the same scorers). Causal LMs: `None`.
+    fn fine_tune(
+        &mut self,
+        sentences: &[String],
+        request: &bias_core::FineTuning,
+    ) -> Result<Option<Box<dyn StudyModel>>, BoxError> {
+        let LanguageModel::Masked(m) = &self.lm else {
+            return Ok(None);
+        };
+        let tuned = crate::controlled::fine_tune_study_model(m, sentences, request)?;
+        let lm = LanguageModel::Masked(tuned);
+        Ok(Some(Box::new(
+            StudiedLm::new(lm)
+                .with_scorers(self.scorers.clone())
+                .with_options(self.options),
+        )))
+    }
+
+    /// Masked LMs: [`crate::controlled::gender_templates`]. Causal LMs: `None`.
+    fn gender_templates(
+        &mut self,
+        targets: &[String],
+    ) -> Result<Option<bias_core::GenderTemplates>, BoxError> {
+        match &self.lm {
+            LanguageModel::Masked(m) => Ok(Some(crate::controlled::gender_templates(m, targets)?)),
+            LanguageModel::Causal(_) => Ok(None),
+        }
+    }
+
+    /// Masked LMs: [`crate::controlled::mask_probabilities`]. Causal LMs: `None`.
+    fn mask_probabilities(
+        &mut self,
+        sentence: &str,
+        words: &[String],
+    ) -> Result<Option<Vec<f64>>, BoxError> {
+        match &self.lm {
+            LanguageModel::Masked(m) => Ok(Some(crate::controlled::mask_probabilities(
+                m, sentence, words,
+            )?)),
+            LanguageModel::Causal(_) => Ok(None),
+        }
+    }
+
     fn name(&self) -> &str {
         self.lm.name()
     }

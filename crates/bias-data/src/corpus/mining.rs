@@ -359,3 +359,105 @@ fn keep_sample(side: Vec<String>, k: usize, rng: &mut ChaCha8Rng) -> Vec<String>
         .filter_map(|(s, k)| k.then_some(s))
         .collect()
 }
+
+/// The BUG column that names the corpus a sentence was drawn from (`wikipedia`, `pubmed`,
+/// `covid19`).
+pub const BUG_SOURCE_COLUMN: &str = "corpus";
+
+/// The sentences of a BUG CSV whose [`BUG_SOURCE_COLUMN`] is `source` (`wikipedia`, `pubmed` or
+/// `covid19`; Levy et al. 2021), trimmed, in file order: one of BUG's source corpora, to stand in
+/// for one of kaneko2023 §3.1's corpora (news crawl, BookCorpus) when they are not at hand.
+///
+/// # Errors
+/// [`DataError::CorpusUnreadable`] if the file cannot be read; [`CoreError::Csv`] /
+/// [`CoreError::MissingColumn`] for a malformed BUG CSV; [`CoreError::InvalidInput`] naming the
+/// sources the file has when none of its rows is from `source`.
+pub fn read_bug_source(path: impl AsRef<Path>, source: &str) -> Result<Vec<String>, DataError> {
+    let path = path.as_ref();
+    let name = source_name(path);
+    let mut reader = csv::Reader::from_reader(open(path)?);
+    let headers = reader.headers().map_err(|e| csv_error(&name, e))?.clone();
+    let column = |wanted: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim() == wanted)
+            .ok_or_else(|| CoreError::MissingColumn {
+                source_name: name.clone(),
+                column: wanted.to_owned(),
+                expected: format!("{BUG_SENTENCE_COLUMN}, {BUG_SOURCE_COLUMN}"),
+            })
+    };
+    let (text, corpus) = (column(BUG_SENTENCE_COLUMN)?, column(BUG_SOURCE_COLUMN)?);
+    let mut record = csv::StringRecord::new();
+    let (mut sentences, mut seen) = (Vec::new(), std::collections::BTreeSet::new());
+    while reader
+        .read_record(&mut record)
+        .map_err(|e| csv_error(&name, e))?
+    {
+        let from = record.get(corpus).unwrap_or_default().trim();
+        if from == source {
+            let s = record.get(text).unwrap_or_default().trim();
+            if !s.is_empty() {
+                sentences.push(s.replace(['\r', '\n'], " "));
+            }
+        } else {
+            seen.insert(from.to_owned());
+        }
+    }
+    if sentences.is_empty() {
+        return Err(CoreError::InvalidInput(format!(
+            "{name}: no row has {BUG_SOURCE_COLUMN} = {source:?}; the file has {seen:?}"
+        ))
+        .into());
+    }
+    Ok(sentences)
+}
+
+/// Holds `per_side` sentences of each side of `corpus` out as development data (kaneko2023
+/// §3.1 keeps "a separate 100K sentences as development data"): drawn at random
+/// (`ChaCha8Rng::seed_from_u64(seed)`, stream 1, so the draw does not repeat the balancing's),
+/// removed from `corpus` (whose `kept_per_side` shrinks by `per_side`) and returned in corpus
+/// order. The training sets of [`rate_sets`](super::rate_sets) drawn from `corpus` afterwards
+/// never contain them. `per_side` = 0 returns an empty split.
+///
+/// # Errors
+/// [`CoreError::InvalidInput`] if `per_side` leaves a side without a training sentence.
+pub fn hold_out_dev(
+    corpus: &mut MinedCorpus,
+    per_side: usize,
+    seed: u64,
+) -> Result<MinedCorpus, DataError> {
+    let smaller = corpus.male.len().min(corpus.female.len());
+    if per_side >= smaller && per_side > 0 {
+        return Err(CoreError::InvalidInput(format!(
+            "a development split of {per_side} sentences per side leaves no training \
+             sentence ({smaller} per side were mined); use a smaller split"
+        ))
+        .into());
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(1);
+    let mut split = |side: &mut Vec<String>| -> Vec<String> {
+        let mut dev = vec![false; side.len()];
+        for i in sample(&mut rng, side.len(), per_side) {
+            dev[i] = true;
+        }
+        let (held, kept): (Vec<_>, Vec<_>) = std::mem::take(side)
+            .into_iter()
+            .zip(dev)
+            .partition(|(_, d)| *d);
+        *side = kept.into_iter().map(|(s, _)| s).collect();
+        held.into_iter().map(|(s, _)| s).collect()
+    };
+    let male = split(&mut corpus.male);
+    let female = split(&mut corpus.female);
+    corpus.stats.kept_per_side = corpus.male.len().min(corpus.female.len());
+    Ok(MinedCorpus {
+        stats: MiningStats {
+            kept_per_side: per_side,
+            ..MiningStats::default()
+        },
+        male,
+        female,
+    })
+}

@@ -18,6 +18,7 @@
 //! | [`mdiff_by_sample`] | MDIFF of every pair, one colour per model, with the near-tie band (paraphrase study Figure 4) |
 //! | [`correlation_heatmap`] | Pearson r between measures, values written in the cells |
 //! | [`point_panels`] | panels of point series, joined or not (schroeder2024 Figures 1–3) |
+//! | [`rate_lines`] | values against the rate of bias, one panel per base model and corpus, the base model dashed (kaneko2023 Figures 2–3) |
 //! | [`controlled_trends`] | each measure of a bias-controlled study against the rate of bias, and the he/she probe (kaneko2023 Figure 2) |
 
 mod agreement;
@@ -27,6 +28,7 @@ mod heatmap;
 mod mdiff;
 mod output;
 mod points;
+mod rates;
 mod roc;
 mod style;
 mod trends;
@@ -37,6 +39,7 @@ pub use densities::score_densities;
 pub use heatmap::correlation_heatmap;
 pub use mdiff::mdiff_histogram;
 pub use output::with_extension;
+pub use rates::{rate_lines, RatePanel, RateSeries};
 pub use points::{point_panels, PointPanel, PointSeries};
 pub use roc::roc_curves;
 pub use style::{use_font, DEJAVU_SANS};

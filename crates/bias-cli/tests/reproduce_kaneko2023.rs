@@ -1,0 +1,218 @@
+//! `bias reproduce kaneko2023` on the tiny fixture BERT (Kaneko, Bollegala & Okazaki 2023):
+//! every table and figure is listed and written, and the numbers are checked against
+//! computations made here from the files the run leaves (the rate models' score tables), by hand
+//! (the Appendix A share, Spearman's ρ), and against `transformers`
+//! (scripts/fixtures/kaneko2023_mask_probe.py: Figure 3's mask probabilities of the base model).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run(out: &Path, extra: &[&str]) {
+    let r = root();
+    let status = Command::new(env!("CARGO_BIN_EXE_bias"))
+        .current_dir(&r)
+        .args(["reproduce", "kaneko2023", "--models"])
+        .arg(r.join("fixtures/models/bert"))
+        .args(["--max-pairs", "24", "--data-dir"])
+        .arg(r.join("data"))
+        .arg("--out")
+        .arg(out)
+        .args([
+            "--kaneko2023-rates",
+            "0,0.5,1",
+            "--kaneko2023-sentences",
+            "16",
+            "--kaneko2023-max-steps",
+            "2",
+            "--kaneko2023-learning-rate",
+            "0.01",
+            "--kaneko2023-max-length",
+            "32",
+            "--kaneko2023-bootstrap",
+            "10",
+            "--kaneko2023-dev-per-side",
+            "5",
+            "--kaneko2023-models",
+        ])
+        .arg(out.parent().unwrap().join("k23-models"))
+        .args(extra)
+        .status()
+        .expect("run bias");
+    assert!(status.success(), "bias reproduce kaneko2023 failed");
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Spearman's ρ with average ranks, by hand.
+fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
+    let ranks = |v: &[f64]| -> Vec<f64> {
+        v.iter()
+            .map(|a| {
+                let less = v.iter().filter(|b| *b < a).count() as f64;
+                let equal = v.iter().filter(|b| *b == a).count() as f64;
+                less + (equal + 1.0) / 2.0
+            })
+            .collect()
+    };
+    let (rx, ry) = (ranks(x), ranks(y));
+    let n = x.len() as f64;
+    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
+    let cov: f64 = rx.iter().zip(&ry).map(|(a, b)| (a - mx) * (b - my)).sum();
+    let vx: f64 = rx.iter().map(|a| (a - mx).powi(2)).sum();
+    let vy: f64 = ry.iter().map(|b| (b - my).powi(2)).sum();
+    (vx > 0.0 && vy > 0.0).then(|| cov / (vx * vy).sqrt())
+}
+
+/// 100 × the share of a scorer's rows whose stereo score is higher, from a score table file.
+fn stereo_share(csv_path: &Path, scorer: &str) -> f64 {
+    let mut reader = csv::Reader::from_path(csv_path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (s, a, sc) = (col("score_stereo"), col("score_anti"), col("scorer"));
+    let (mut n, mut wins) = (0usize, 0usize);
+    for rec in reader.records() {
+        let rec = rec.unwrap();
+        if &rec[sc] != scorer {
+            continue;
+        }
+        n += 1;
+        if rec[s].parse::<f64>().unwrap() > rec[a].parse::<f64>().unwrap() {
+            wins += 1;
+        }
+    }
+    assert!(n > 0, "no {scorer} rows in {}", csv_path.display());
+    100.0 * wins as f64 / n as f64
+}
+
+fn num(v: &Value) -> Option<f64> {
+    v.as_f64()
+}
+
+#[test]
+fn reproduce_kaneko2023_on_the_fixture_bert() {
+    let tmp = std::env::temp_dir().join(format!("k23-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let out = tmp.join("kaneko2023");
+    run(&out, &[]);
+
+    // Every table and figure of the paper is listed; those computed have their files.
+    let index = json(&out.join("index.json"));
+    let artifacts = index["artifacts"].as_array().unwrap();
+    let status = |id: &str| -> String {
+        let a = artifacts.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("{id}"));
+        for f in a["files"].as_array().unwrap() {
+            assert!(out.join(f.as_str().unwrap()).is_file(), "{id}: {f}");
+        }
+        a["status"]["status"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(status("figure-1"), "out-of-reach");
+    for id in ["table-1", "table-1-per-rate", "analysis-3.3", "figure-2", "figure-3"] {
+        assert_eq!(status(id), "substitute", "{id}");
+    }
+
+    // The per-rate shares (Appendix A reading) equal the share recomputed from the score tables.
+    let models = tmp.join("k23-models").join("bert");
+    let per_rate = json(&out.join("table-1-per-rate.json"))["table"].clone();
+    let rows = per_rate["rows"].as_array().unwrap();
+    let measures = [("sss", "SSS"), ("cps", "CPS"), ("aul", "AUL"), ("aula", "AULA")];
+    let mut differ = 0;
+    for corpus in ["bug-wikipedia", "bug-pubmed"] {
+        let fam: Vec<&Value> = rows.iter().filter(|r| r["corpus"] == corpus).collect();
+        assert_eq!(fam.len(), 3, "{corpus}");
+        for r in &fam {
+            let rate = num(&r["rate"]).unwrap();
+            assert_eq!(
+                r["male"].as_i64().unwrap() + r["female"].as_i64().unwrap(),
+                16
+            );
+            assert_eq!(r["male"].as_i64().unwrap(), (rate * 16.0).round() as i64);
+            let csv = models
+                .join(corpus)
+                .join(format!("rate-{rate:.2}.crows-pairs-gender.csv"));
+            for (scorer, label) in measures {
+                let got = num(&r[format!("{label} (stereo)").as_str()]).unwrap();
+                let want = stereo_share(&csv, scorer);
+                assert!((got - want).abs() < 1e-9, "{corpus} r={rate} {label}: {got} vs {want}");
+                if num(&r[format!("{label} (male)").as_str()]) != Some(got) {
+                    differ += 1;
+                }
+            }
+        }
+        // Table 1's ρ equals Spearman's ρ of the per-rate values, by hand.
+        let table1 = json(&out.join("table-1.json"))["table"].clone();
+        let column = format!("bert {corpus}");
+        for (label, key) in [
+            ("TBS", "TBS".to_owned()),
+            ("SSS", "SSS (male)".to_owned()),
+            ("AULA", "AULA (male)".to_owned()),
+            ("CPS, stereo vs anti (App. A)", "CPS (stereo)".to_owned()),
+        ] {
+            let values: Vec<f64> = fam.iter().map(|r| num(&r[key.as_str()]).unwrap()).collect();
+            let want = spearman(&[0.0, 0.5, 1.0], &values);
+            let row = table1["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["measure"] == label)
+                .unwrap();
+            let got = num(&row[column.as_str()]);
+            match (got, want) {
+                (Some(g), Some(w)) => assert!((g - w).abs() < 1e-9, "{label}: {g} vs {w}"),
+                (g, w) => assert_eq!(g, w, "{label} {corpus}"),
+            }
+        }
+    }
+    // The two readings of the pair score differ somewhere (the orientation touches pairs).
+    assert!(differ > 0);
+
+    // Figure 3's base-model probabilities equal transformers'.
+    let reference = json(&root().join("fixtures/kaneko2023/mask_probe.json"));
+    let want = reference["models"]["bert"]["probabilities"].as_array().unwrap();
+    let base = rows.iter().find(|r| r["rate"] == "base").unwrap();
+    for (k, w) in ["he", "she"].iter().enumerate() {
+        let got = num(&base[format!("P({w}) Figure 3").as_str()]).unwrap();
+        let want = want[k].as_f64().unwrap();
+        assert!((got - want).abs() <= 1e-4 * want.abs(), "P({w}): {got} vs {want}");
+    }
+
+    // The development split is written and none of it was trained on.
+    let dev = std::fs::read_to_string(tmp.join("k23-models/bug-wikipedia-dev.txt")).unwrap();
+    assert_eq!(dev.lines().count(), 10);
+
+    // --kaneko2023-score stereo: Table 1's main rows become the Appendix A reading (the models
+    // and score tables are reused).
+    let default_table = json(&out.join("table-1.json"))["table"].clone();
+    let out2 = tmp.join("kaneko2023-stereo");
+    run(&out2, &["--kaneko2023-score", "stereo"]);
+    let stereo_table = json(&out2.join("table-1.json"))["table"].clone();
+    let find = |t: &Value, m: &str| -> Value {
+        t["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["measure"] == m)
+            .cloned()
+            .unwrap()
+    };
+    for label in ["SSS", "CPS", "AUL", "AULA"] {
+        let a = find(&default_table, &format!("{label}, stereo vs anti (App. A)"));
+        let b = find(&stereo_table, label);
+        for c in ["bert bug-wikipedia", "bert bug-pubmed"] {
+            assert_eq!(a[c], b[c], "{label} {c}");
+        }
+        let a = find(&default_table, label);
+        let b = find(&stereo_table, &format!("{label}, male vs female"));
+        for c in ["bert bug-wikipedia", "bert bug-pubmed"] {
+            assert_eq!(a[c], b[c], "{label} {c}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
