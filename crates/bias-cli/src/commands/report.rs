@@ -223,6 +223,13 @@ pub fn run(a: &ReportArgs, out: &mut impl Write) -> Result<(), CliError> {
         );
     }
 
+    // 6. Paraphrase agreement (the paraphrase-robustness study, Figures 2–4), for tables
+    //    whose pairs are grouped with their paraphrases.
+    let options = bias_robust::ParaphraseOptions::default();
+    if let Some(section) = bias_robust::paraphrase::report_section(&slices, &fig_dir, &options)? {
+        report.push(section);
+    }
+
     let files = report.write(&a.out)?;
     writeln!(out, "report: {}", files.html.display())?;
     writeln!(out, "markdown: {}", files.markdown.display())?;
