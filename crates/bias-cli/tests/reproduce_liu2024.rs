@@ -28,7 +28,7 @@ fn reproduce(dir: &Path, out: &str, extra: &[&str]) -> Value {
     cmd.current_dir(root())
         .args(["reproduce", "liu2024", "--models"])
         .args(MODELS.map(|m| format!("fixtures/models/{m}")))
-        .args(["--max-pairs", "30", "--data-dir", "data", "--device", "cpu"])
+        .args(["--max-pairs", "20", "--data-dir", "data", "--device", "cpu"])
         .arg("--out")
         .arg(dir.join(out))
         .arg("--scores")
