@@ -33,7 +33,7 @@ fn reproduce(dir: &Path, out: &str, extra: &[&str]) -> Value {
         .arg(dir.join(out))
         .arg("--scores")
         .arg(dir.join("scores"))
-        .args(["--subsample-repeats", "5"])
+        .args(["--liu2024-repeats", "5"])
         .args(extra);
     let output = cmd.output().unwrap();
     assert!(
@@ -182,11 +182,11 @@ fn reproduce_liu2024_on_fixture_models() {
         .iter()
         .all(|r| r["MI (nats)"].is_null() && r["models"] == 3));
 
-    // --jss paper changes JSS, not KLS; --subsample-seed changes Table 5's sub-sample means.
+    // --liu2024-jss paper changes JSS, not KLS; --liu2024-seed changes Table 5's sub-sample means.
     let _ = reproduce(
         &dir,
         "liu2024-options",
-        &["--jss", "paper", "--subsample-seed", "7"],
+        &["--liu2024-jss", "paper", "--liu2024-seed", "7"],
     );
     let other = dir.join("liu2024-options");
     let t2b = rows(&other, "table-2");

@@ -45,14 +45,14 @@ pub struct ReproduceArgs {
     pub max_pairs: Option<usize>,
     /// liu2024: the JSS of Eq. 9, the authors' code (default; it produced the paper's numbers)
     /// or the paper's text (the true Jensen–Shannon divergence in bits).
-    #[arg(long, value_enum, default_value_t = JssArg::Authors)]
+    #[arg(long = "liu2024-jss", value_enum, default_value_t = JssArg::Authors)]
     pub jss: JssArg,
     /// liu2024 Figure 5 and Table 5: seeded sub-samples of CrowS-Pairs per sampling rate (the
     /// paper averages "multiple sampling experiments" without saying how many).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long = "liu2024-repeats", default_value_t = 100)]
     pub subsample_repeats: usize,
     /// liu2024 Figure 5 and Table 5: the seed of the sub-samples.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long = "liu2024-seed", default_value_t = 0)]
     pub subsample_seed: u64,
     #[command(flatten)]
     pub kaneko2022: crate::commands::robust::human::Kaneko2022Args,
@@ -65,7 +65,7 @@ pub struct ReproduceArgs {
 }
 
 impl ReproduceArgs {
-    /// The liu2024 options of `--jss`, `--subsample-repeats`, `--subsample-seed`.
+    /// The liu2024 options of `--liu2024-jss`, `--liu2024-repeats`, `--liu2024-seed`.
     fn liu2024_options(&self) -> Liu2024Options {
         Liu2024Options {
             jss: match self.jss {

@@ -350,7 +350,7 @@ pub fn reproduce_liu2024(
     t2.note(
         "SSS (on StereoSet) and CPS (on CrowS-Pairs) and AUL are Eq. 2, the percentage of pairs \
          whose stereotypical sentence scores higher (no bias: 50); KLS (Eq. 6, no bias: 50) and \
-         JSS (Eq. 9, no bias: 100, the authors' code unless --jss paper) are fitted to the AUL \
+         JSS (Eq. 9, no bias: 100, the authors' code unless --liu2024-jss paper) are fitted to the AUL \
          scores and weighted by bias type (Eqs. 10–11). Ranks: 1 = most biased by |value − no \
          bias| (the paper's underline), the last rank = least biased (its bold); ties share a \
          rank.",
