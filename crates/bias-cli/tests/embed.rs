@@ -484,3 +484,67 @@ fn retest_weat_sorts_labelled_targets_per_subset() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// The CrowS-Pairs protocol's named options on the fixture BERT: each changes what it says
+/// (Schröder et al. 2024 §4.2.3; the defaults are the authors').
+#[test]
+fn crows_pairs_options_change_the_kept_pairs_and_scores() {
+    let run = |extra: &[&str]| -> Vec<Value> {
+        let model = root().join("fixtures/models/bert").display().to_string();
+        let data_dir = root().join("data").display().to_string();
+        let mut args = vec![
+            "embed",
+            "--model",
+            &model,
+            "--dataset",
+            "crows-pairs",
+            "--data-dir",
+            &data_dir,
+            "--permutations",
+            "200",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        json(&args).as_array().unwrap().clone()
+    };
+    let pick = |rows: &[Value], ty: &str, measure: &str| -> Value {
+        rows.iter()
+            .find(|r| r["test"] == ty && r["measure"] == measure)
+            .unwrap()
+            .clone()
+    };
+    let kept = |r: &Value| -> usize {
+        let d = r["detail"].as_str().unwrap();
+        d.split(' ').next().unwrap().parse().unwrap()
+    };
+    let authors = run(&[]);
+    // The authors' filter keeps 100 gender pairs (scripts/fixtures/schroeder2024_crows.py).
+    assert_eq!(kept(&pick(&authors, "gender", "same")), 100);
+    let single = run(&["--crows-filter", "single-span"]);
+    assert!(kept(&pick(&single, "gender", "same")) < 100);
+    // --same-authors: the authors' code's SAME (sum of absolute components) differs from
+    // Eq. 16 with more than two groups.
+    let code = run(&["--same-authors"]);
+    let (a, b) = (
+        pick(&authors, "religion", "same")["value"].as_f64().unwrap(),
+        pick(&code, "religion", "same")["value"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() > 1e-6, "{a} {b}");
+    // --target-split sent-more moves antistereo targets between WEAT's X and Y.
+    let split = run(&["--target-split", "sent-more"]);
+    assert_ne!(
+        pick(&authors, "gender", "weat")["detail"],
+        pick(&split, "gender", "weat")["detail"]
+    );
+    // --crows-masking per-span: other targets, another SAME.
+    let span = run(&["--crows-masking", "per-span"]);
+    let (a, b) = (
+        pick(&authors, "gender", "same")["value"].as_f64().unwrap(),
+        pick(&span, "gender", "same")["value"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() > 1e-9, "{a} {b}");
+    // --defining-sets project: this project's earlier sets.
+    let project = run(&["--defining-sets", "project"]);
+    assert_ne!(kept(&pick(&project, "gender", "same")), 100);
+}
