@@ -250,7 +250,7 @@ struct Scatter {
 
 /// The paper's Figure 4 (paraphrase-robustness study §2.2): the MDIFF of every pair (originals
 /// and paraphrases, in table order along the x axis) for each model, one colour per model, with
-/// the near-tie band |MDIFF| < τ (each report's [`crate::NearTieBand::half_width`]) shaded when
+/// the near-tie band |MDIFF| < τ (each report's [`crate::paraphrase::NearTieBand::half_width`]) shaded when
 /// the models share one band and dashed in each model's colour otherwise. Writes
 /// `OUT_STEM.png` and `OUT_STEM.svg`.
 ///
@@ -410,7 +410,7 @@ mod tests {
             row("g1-p2", "g1", Gender, s * 0.1),
             row("g2", "g2", Gender, s * -0.4),
             row("g2-p1", "g2", Gender, s * 0.2),
-            row("g3", "g3", Age, s * -1.0),
+            row("g3", "g3", Age, -s),
             row("g3-p1", "g3", Age, -0.6),
         ]);
         paraphrase_agreement(&t, &ParaphraseOptions::default()).unwrap()
