@@ -372,6 +372,30 @@ fn dataset_name(set: AccuracySet) -> &'static str {
     }
 }
 
+/// The pairs the accuracy counts, with their index: those that neither tokenise identically nor
+/// have a sentence without a position for the data set's masked scorer; and how many of each
+/// were left out.
+fn counted(
+    aligned: Vec<Option<Aligned>>,
+    set: AccuracySet,
+) -> (Vec<(usize, Aligned)>, usize, usize) {
+    let mut kept = Vec::new();
+    let (mut identical, mut empty) = (0, 0);
+    for (i, a) in aligned.into_iter().enumerate() {
+        match a {
+            None => identical += 1,
+            Some(a)
+                if a.masked_positions(set, 0).is_empty()
+                    || a.masked_positions(set, 1).is_empty() =>
+            {
+                empty += 1
+            }
+            Some(a) => kept.push((i, a)),
+        }
+    }
+    (kept, identical, empty)
+}
+
 /// Tokenises and aligns `pairs`; `None` for a pair whose sentences tokenise identically.
 fn align(
     model: &mut dyn StudyModel,
@@ -435,24 +459,10 @@ pub fn scorer_accuracy(
     options: AccuracyOptions,
 ) -> Result<ScorerAccuracy, RobustError> {
     let dataset = dataset_name(set);
-    let aligned = align(model, set, pairs)?;
-    let mut kept = Vec::new();
-    let (mut skipped_identical, mut skipped_empty) = (0, 0);
-    for a in &aligned {
-        match a {
-            None => skipped_identical += 1,
-            Some(a)
-                if a.masked_positions(set, 0).is_empty()
-                    || a.masked_positions(set, 1).is_empty() =>
-            {
-                skipped_empty += 1
-            }
-            Some(a) => kept.push(a),
-        }
-    }
+    let (kept, skipped_identical, skipped_empty) = counted(align(model, set, pairs)?, set);
     // Queries: per pair and side, the unmasked pass, then the masked scorer's passes.
     let mut queries = Vec::new();
-    for a in &kept {
+    for (_, a) in &kept {
         for side in 0..2 {
             queries.push(unmasked(&a.ids[side]));
             let at = a.masked_positions(set, side);
@@ -479,7 +489,7 @@ pub fn scorer_accuracy(
     let (mut masked, mut aul) = (Vec::new(), Vec::new());
     let (mut paired_masked, mut paired_aul) = (Vec::new(), Vec::new());
     let mut r = results.iter();
-    for a in &kept {
+    for (_, a) in &kept {
         let mut item = [[false; 2]; 2]; // [masked, AUL] × side
         for side in 0..2 {
             let all = r.next().expect("one unmasked pass per side");
@@ -546,6 +556,10 @@ pub struct Changed {
     /// Pairs left out because both sentences tokenise identically (or, for the unrelated
     /// sentences, the unrelated sentence tokenises as the stereotypical one).
     pub skipped_identical: usize,
+    /// Pairs left out as in Table 1 ([`ScorerAccuracy::skipped_empty`]; for the unrelated
+    /// sentences: the items Table 1 leaves out, for either reason), so that the original
+    /// outcomes are Table 1's.
+    pub skipped_empty: usize,
 }
 
 impl Changed {
@@ -590,11 +604,11 @@ pub fn shuffled_accuracy(
     seed: u64,
 ) -> Result<Changed, RobustError> {
     let dataset = dataset_name(set);
-    let aligned = align(model, set, pairs)?;
+    let (kept, skipped_identical, skipped_empty) = counted(align(model, set, pairs)?, set);
     let mut queries = Vec::new();
     let mut plan = Vec::new();
-    for (i, a) in aligned.iter().enumerate() {
-        let Some(a) = a else { continue };
+    for (i, a) in &kept {
+        let i = *i;
         for side in 0..2 {
             let (ids, new_pos) = shuffle(&a.ids[side], seed, 2 * i as u64 + side as u64);
             queries.push(unmasked(&a.ids[side]));
@@ -628,20 +642,20 @@ pub fn shuffled_accuracy(
     } else {
         Some(PairedTest::of(&original, &changed)?)
     };
-    let skipped = aligned.iter().filter(|a| a.is_none()).count();
     Ok(Changed {
         unit: set.unit(options),
         original: Outcomes(original),
         changed: Outcomes(changed),
         test,
-        pairs: aligned.len() - skipped,
-        skipped_identical: skipped,
+        pairs: kept.len(),
+        skipped_identical,
+        skipped_empty,
     })
 }
 
 /// Table 4, unrelated column: AUL's accuracy on each StereoSet item's unrelated sentence (the
 /// unrelated word in the slot), against the original items ([`scorer_accuracy`]'s AUL on
-/// `pairs`). `unrelated` holds, per item, (stereotypical sentence, unrelated sentence) pairs (the
+/// `pairs`; the items it leaves out are left out here too). `unrelated` holds, per item, (stereotypical sentence, unrelated sentence) pairs (the
 /// `…/stereo-unrelated` pairs of [`DataSet::StereoSetUnrelated`]); under [`AulTokens::Paper`] the
 /// counted positions are the unrelated sentence's modified tokens against the stereotypical one
 /// (its candidate), and under [`StereoSetAccuracy::Item`] an item is right when all of them are.
@@ -656,8 +670,19 @@ pub fn unrelated_accuracy(
 ) -> Result<Changed, RobustError> {
     let set = AccuracySet::StereoSet;
     let dataset = DataSet::StereoSetUnrelated.name();
-    let original = scorer_accuracy(model, set, pairs, options)?.aul;
-    let aligned = align(model, set, unrelated)?;
+    let table_1 = scorer_accuracy(model, set, pairs, options)?;
+    // The items Table 1 counts.
+    let (kept, _, _) = counted(align(model, set, pairs)?, set);
+    let ids: std::collections::HashSet<String> = kept
+        .iter()
+        .map(|(i, _)| format!("{}/stereo-unrelated", pairs[*i].id))
+        .collect();
+    let unrelated: Vec<SentencePair> = unrelated
+        .iter()
+        .filter(|u| ids.contains(&u.id))
+        .cloned()
+        .collect();
+    let aligned = align(model, set, &unrelated)?;
     let mut queries = Vec::new();
     let mut plan = Vec::new();
     for a in aligned.iter().flatten() {
@@ -677,11 +702,12 @@ pub fn unrelated_accuracy(
     let skipped = aligned.iter().filter(|a| a.is_none()).count();
     Ok(Changed {
         unit: set.unit(options),
-        original,
+        original: table_1.aul,
         changed: Outcomes(changed),
         test: None,
         pairs: aligned.len() - skipped,
         skipped_identical: skipped,
+        skipped_empty: table_1.skipped_identical + table_1.skipped_empty,
     })
 }
 
@@ -735,6 +761,56 @@ pub fn table_1_accuracies(
         out.push((name, a, b));
     }
     Ok(out)
+}
+
+/// The status of a table: reproduced, or computed on the first pairs only under
+/// [`Study::with_max_pairs`].
+fn status(study: &Study<'_>) -> Status {
+    match study.max_pairs() {
+        Some(n) => Status::Substitute(format!(
+            "only the first {n} pairs of each data set (--max-pairs): not the paper's numbers"
+        )),
+        None => Status::Reproduced,
+    }
+}
+
+/// One model's row of Table 4 of Kaneko & Bollegala (2022).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table4Row {
+    /// The model.
+    pub model: String,
+    /// AUL on shuffled CrowS-Pairs sentences ([`shuffled_accuracy`]).
+    pub cp_shuffled: Changed,
+    /// AUL on shuffled StereoSet sentences ([`shuffled_accuracy`]).
+    pub ss_shuffled: Changed,
+    /// AUL on StereoSet's unrelated sentences ([`unrelated_accuracy`]).
+    pub ss_unrelated: Changed,
+}
+
+/// Table 4 of Kaneko & Bollegala (2022) for every model of `study`: shuffled CrowS-Pairs and
+/// StereoSet sentences (seeded with `seed`) and StereoSet's unrelated sentences.
+///
+/// # Errors
+/// As [`scorer_accuracy`]; [`RobustError::Data`] for a data set.
+pub fn table_4_rows(
+    study: &mut Study<'_>,
+    options: AccuracyOptions,
+    seed: u64,
+) -> Result<Vec<Table4Row>, RobustError> {
+    let cp = study.pairs(DataSet::CrowsPairs)?.to_vec();
+    let ss = study.pairs(DataSet::StereoSet)?.to_vec();
+    let unrelated = stereo_unrelated(study.pairs(DataSet::StereoSetUnrelated)?);
+    let mut rows = Vec::new();
+    for i in 0..study.len() {
+        let model = study.model_mut(i);
+        rows.push(Table4Row {
+            model: model.name().to_owned(),
+            cp_shuffled: shuffled_accuracy(model, AccuracySet::CrowsPairs, &cp, options, seed)?,
+            ss_shuffled: shuffled_accuracy(model, AccuracySet::StereoSet, &ss, options, seed)?,
+            ss_unrelated: unrelated_accuracy(model, &ss, &unrelated, options)?,
+        });
+    }
+    Ok(rows)
 }
 
 fn options_note(options: AccuracyOptions) -> String {
@@ -809,10 +885,11 @@ pub(super) fn table_1(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(
             ss.skipped_empty
         ));
     }
+    let status = status(study);
     out.table(
         "table-1",
         "Token prediction accuracy of CPS, SSS and AUL on CP and SS",
-        Status::Reproduced,
+        status,
         &t,
     )
 }
@@ -828,9 +905,7 @@ pub(super) fn table_1(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(
 /// table.
 pub(super) fn table_4(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
     let options = AccuracyOptions::default();
-    let cp = study.pairs(DataSet::CrowsPairs)?.to_vec();
-    let ss = study.pairs(DataSet::StereoSet)?.to_vec();
-    let unrelated = stereo_unrelated(study.pairs(DataSet::StereoSetUnrelated)?);
+    let rows = table_4_rows(study, options, SHUFFLE_SEED)?;
     let mut t = Table::new(&[
         "MLM",
         "AUL (CP) shuffled",
@@ -846,29 +921,21 @@ pub(super) fn table_4(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(
         "SS items",
         "unrelated items",
     ]);
+    let cell = |x: &Changed| -> Cell {
+        // + 0.0 turns −0 into 0.
+        let change = x.changed.percent() - x.original.percent() + 0.0;
+        format!("{:.2}{} ({change:+.2})", x.changed.percent(), mark(&x.test)).into()
+    };
     let mut counts = Vec::new();
-    for i in 0..study.len() {
-        let model = study.model_mut(i);
-        let name = model.name().to_owned();
-        let c = shuffled_accuracy(model, AccuracySet::CrowsPairs, &cp, options, SHUFFLE_SEED)?;
-        let s = shuffled_accuracy(model, AccuracySet::StereoSet, &ss, options, SHUFFLE_SEED)?;
-        let u = unrelated_accuracy(model, &ss, &unrelated, options)?;
-        let cell = |x: &Changed| -> Cell {
-            format!(
-                "{:.2}{} ({:+.2})",
-                x.changed.percent(),
-                mark(&x.test),
-                -x.drop()
-            )
-            .into()
-        };
+    for r in &rows {
+        let (c, s, u) = (&r.cp_shuffled, &r.ss_shuffled, &r.ss_unrelated);
         let [c_e, c_c] = p_cell(&c.test);
         let [s_e, s_c] = p_cell(&s.test);
         t.row(vec![
-            name.clone().into(),
-            cell(&c),
-            cell(&s),
-            cell(&u),
+            r.model.clone().into(),
+            cell(c),
+            cell(s),
+            cell(u),
             pct(c.original.percent()),
             c_e,
             c_c,
@@ -880,15 +947,20 @@ pub(super) fn table_4(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(
             u.changed.total().into(),
         ]);
         counts.push(format!(
-            "{name}: {} CrowS-Pairs pairs and {} StereoSet items shuffled ({} and {} tokenise \
-             identically, left out); {} unrelated sentences ({} tokenise as the stereotypical \
-             one, left out).",
+            "{}: {} CrowS-Pairs pairs and {} StereoSet items shuffled (left out as in Table 1: \
+             {} and {} tokenising identically, {} and {} without a position of CPS / SSS); {} \
+             unrelated sentences ({} tokenise as the stereotypical one; {} items Table 1 leaves \
+             out).",
+            r.model,
             c.pairs,
             s.pairs,
             c.skipped_identical,
             s.skipped_identical,
+            c.skipped_empty,
+            s.skipped_empty,
             u.pairs,
-            u.skipped_identical
+            u.skipped_identical,
+            u.skipped_empty
         ));
     }
     t.note(format!(
@@ -904,10 +976,11 @@ pub(super) fn table_4(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(
     for c in counts {
         t.note(c);
     }
+    let status = status(study);
     out.table(
         "table-4",
         "Token-level prediction accuracy of AUL on shuffled (CP, SS) and unrelated (SS) sentences",
-        Status::Reproduced,
+        status,
         &t,
     )
 }
@@ -1065,6 +1138,25 @@ mod tests {
         let u =
             unrelated_accuracy(&mut Fake, &pairs, &unrelated, AccuracyOptions::default()).unwrap();
         assert_eq!((u.changed.correct(), u.changed.total()), (1, 2));
+        // An item Table 1 leaves out (a sentence without a modified token) is left out here too,
+        // and in the shuffled run.
+        let more = [
+            pairs[0].clone(),
+            pairs[1].clone(),
+            pair("c", "1 2", "1 2 4"),
+        ];
+        let more_unrelated = [
+            unrelated[0].clone(),
+            unrelated[1].clone(),
+            pair("c/stereo-unrelated", "1 2", "1 6"),
+        ];
+        let o = AccuracyOptions::default();
+        let v = unrelated_accuracy(&mut Fake, &more, &more_unrelated, o).unwrap();
+        assert_eq!(v.changed, u.changed);
+        assert_eq!((v.pairs, v.skipped_empty), (2, 1));
+        let sh = shuffled_accuracy(&mut Fake, AccuracySet::StereoSet, &more, o, 1).unwrap();
+        assert_eq!((sh.pairs, sh.skipped_empty), (2, 1));
+        assert_eq!(sh.original, u.original);
         assert_eq!(u.original.percent(), 100.0);
         assert_eq!(u.drop(), 50.0);
         assert!(u.test.is_none());

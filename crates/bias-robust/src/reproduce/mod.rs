@@ -27,13 +27,13 @@ mod paraphrase;
 mod schroeder2024;
 mod study;
 
-pub use kaneko2022_tokens::{
-    scorer_accuracy, shuffled_accuracy, table_1_accuracies, unrelated_accuracy, AccuracyOptions,
-    AccuracySet, AulTokens, Changed, Outcomes, PairedTest, ScorerAccuracy, StereoSetAccuracy,
-    MCNEMAR_ALPHA, SHUFFLE_SEED,
-};
 pub use liu2024::{reproduce_liu2024, Liu2024Options, MIN_MODELS_MI, MIN_MODELS_PEARSON};
 pub use kaneko2022::{reproduce_with as reproduce_kaneko2022, Kaneko2022Options};
+pub use kaneko2022_tokens::{
+    scorer_accuracy, shuffled_accuracy, table_1_accuracies, table_4_rows, unrelated_accuracy,
+    AccuracyOptions, AccuracySet, AulTokens, Changed, Outcomes, PairedTest, ScorerAccuracy,
+    StereoSetAccuracy, Table4Row, MCNEMAR_ALPHA, SHUFFLE_SEED,
+};
 pub use kaneko2023::{
     reproduce_kaneko2023, CorpusSpec, Kaneko2023Options, PairScore, FIGURE3_SENTENCE,
 };
