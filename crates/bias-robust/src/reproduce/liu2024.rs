@@ -537,8 +537,18 @@ pub fn reproduce_liu2024(
             f5.row(vec![
                 label.into(),
                 Cell::num(a.rate, 1),
-                a.full_order.join(" > ").into(),
-                a.mean_order.join(" > ").into(),
+                order_text(&a.full_order, |m| {
+                    report
+                        .measure_at(m, measure, a.rate)
+                        .map(|v| (v.full - a.no_bias).abs())
+                })
+                .into(),
+                order_text(&a.mean_order, |m| {
+                    report
+                        .measure_at(m, measure, a.rate)
+                        .map(|v| (v.summary.mean - a.no_bias).abs())
+                })
+                .into(),
                 if a.mean_order_kept {
                     "yes".into()
                 } else {
@@ -561,9 +571,9 @@ pub fn reproduce_liu2024(
     f5.note(format!(
         "CrowS-Pairs sub-sampled at each rate, stratified by bias type, {} seeded draws per \
          rate (seed {}); the paper averages \"multiple sampling experiments\" without saying how \
-         many, unseeded. Models ordered most biased first by |mean over the draws − no bias|; \
-         \"CHANGED\" marks a rate where that order differs from the full-data order (the \
-         paper's red circles). CPS and AUL are Eq. 2 on their scorers; KLS and JSS on AUL.",
+         many, unseeded. Models ordered most biased first by |mean over the draws − no bias| \
+         (`=`: equally far, a tie); \"CHANGED\" marks a rate where that order differs from the \
+         full-data order, a tie broken or made included (the paper's red circles). CPS and AUL are Eq. 2 on their scorers; KLS and JSS on AUL.",
         options.robustness.repeats, options.robustness.seed
     ));
     if models.len() < 2 {
@@ -616,6 +626,20 @@ pub fn reproduce_liu2024(
         &t5,
     )?;
     Ok(())
+}
+
+/// Models most biased first, joined by `>`, or by `=` where two neighbours deviate equally
+/// from no bias (a tie the order comparison of [`crate::RankAgreement`] keeps apart).
+fn order_text(order: &[String], deviation: impl Fn(&str) -> Option<f64>) -> String {
+    let mut text = String::new();
+    for (i, m) in order.iter().enumerate() {
+        if i > 0 {
+            let tied = deviation(&order[i - 1]).is_some_and(|d| Some(d) == deviation(m));
+            text.push_str(if tied { " = " } else { " > " });
+        }
+        text.push_str(m);
+    }
+    text
 }
 
 /// Index of `set` in [`SETS`].
@@ -782,6 +806,14 @@ fn pearson_only(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn orders_show_ties() {
+        let order = ["a", "b", "c"].map(String::from);
+        let dev = |m: &str| Some(if m == "a" { 2.0 } else { 1.0 });
+        assert_eq!(order_text(&order, dev), "a > b = c");
+        assert_eq!(order_text(&order, |_| None), "a > b > c");
+    }
 
     #[test]
     fn competition_ranks_most_biased_first() {
