@@ -527,7 +527,9 @@ fn crows_pairs_options_change_the_kept_pairs_and_scores() {
     // Eq. 16 with more than two groups.
     let code = run(&["--same-authors"]);
     let (a, b) = (
-        pick(&authors, "religion", "same")["value"].as_f64().unwrap(),
+        pick(&authors, "religion", "same")["value"]
+            .as_f64()
+            .unwrap(),
         pick(&code, "religion", "same")["value"].as_f64().unwrap(),
     );
     assert!((a - b).abs() > 1e-6, "{a} {b}");
@@ -547,4 +549,47 @@ fn crows_pairs_options_change_the_kept_pairs_and_scores() {
     // --defining-sets project: this project's earlier sets.
     let project = run(&["--defining-sets", "project"]);
     assert_ne!(kept(&pick(&project, "gender", "same")), 100);
+}
+
+/// `bias robust retest --ddof`: WEAT's effect size with the sample standard deviation (the SAME
+/// authors' code) is the population one times √((n − 1) / n), n = |X ∪ Y| = 8 (hand relation).
+#[test]
+fn retest_ddof_changes_the_weat_effect_size_by_the_hand_factor() {
+    let dir = std::env::temp_dir().join(format!("bias-retest-ddof-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, words: &[&str]| {
+        let p = dir.join(name);
+        std::fs::write(&p, words.join("\n")).unwrap();
+        p.display().to_string()
+    };
+    let x = write("x.txt", &["engineer", "carpenter", "mechanic", "programmer"]);
+    let y = write("y.txt", &["nurse", "librarian", "receptionist", "hairdresser"]);
+    let a = write("a.txt", &["he", "him", "his", "man"]);
+    let b = write("b.txt", &["she", "her", "hers", "woman"]);
+    let full = |ddof: &str| -> f64 {
+        let v = json(&[
+            "robust",
+            "retest",
+            "--vectors",
+            &data(VECTORS),
+            "--measure",
+            "weat",
+            "--targets",
+            &format!("{x},{y}"),
+            "--attributes",
+            &format!("{a},{b}"),
+            "--repeats",
+            "50",
+            "--skip-failures",
+            "--ddof",
+            ddof,
+            "--format",
+            "json",
+        ]);
+        v["full_value"].as_f64().unwrap()
+    };
+    let (d0, d1) = (full("0"), full("1"));
+    assert!(d0.abs() > 0.1, "{d0}");
+    assert!((d1 - d0 * (7.0f64 / 8.0).sqrt()).abs() < 1e-9, "{d0} {d1}");
+    std::fs::remove_dir_all(dir).ok();
 }
