@@ -20,6 +20,10 @@
 //! Annotations naming only other bias types, and empty ones ("no bias"), do not count. On the
 //! published file this labels 1346 pairs biased and 162 not.
 //!
+//! The authors' `preprocess.py` instead counts every non-empty annotation, whatever bias type it
+//! names ([`LabelRule::AnyAnnotation`]; [`human_agreement_by`]): 1478 biased and 30 not, 132
+//! pairs changing label. The paper's rule is the default ([`LabelRule::MatchingBiasType`]).
+//!
 //! # Agreement with humans
 //!
 //! kaneko2022 treats the label as a binary retrieval target predicted from a continuous MLM bias
