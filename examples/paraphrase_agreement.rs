@@ -114,7 +114,10 @@ fn main() -> Result<(), Box<dyn Error>> {
                 .map(|c| match &row[*c] {
                     serde_json::Value::String(s) => s.clone(),
                     serde_json::Value::Null => "–".into(),
-                    v if v.is_f64() => format!("{:.4}", v.as_f64().unwrap_or(f64::NAN)),
+                    v if v.is_f64() => {
+                        let decimals = if c.ends_with('%') { 1 } else { 4 };
+                        format!("{:.*}", decimals, v.as_f64().unwrap_or(f64::NAN))
+                    }
                     v => v.to_string(),
                 })
                 .collect();
