@@ -490,7 +490,8 @@ pub fn scorer_accuracy(
     let (mut paired_masked, mut paired_aul) = (Vec::new(), Vec::new());
     let mut r = results.iter();
     for (_, a) in &kept {
-        let mut item = [[false; 2]; 2]; // [masked, AUL] × side
+        // An item is right when either of its sentences is.
+        let (mut item_masked, mut item_aul) = (false, false);
         for side in 0..2 {
             let all = r.next().expect("one unmasked pass per side");
             let at = a.masked_positions(set, side);
@@ -504,8 +505,8 @@ pub fn scorer_accuracy(
             let chosen = read(all, &a.aul_positions(set, side, options.aul_tokens));
             let on_masked = read(all, at);
             if by_item {
-                item[0][side] = side_right(&m);
-                item[1][side] = side_right(&chosen);
+                item_masked |= side_right(&m);
+                item_aul |= side_right(&chosen);
             } else {
                 masked.extend(&m);
                 aul.extend(&chosen);
@@ -514,11 +515,11 @@ pub fn scorer_accuracy(
             }
         }
         if by_item {
-            masked.push(item[0][0] || item[0][1]);
-            aul.push(item[1][0] || item[1][1]);
+            masked.push(item_masked);
+            aul.push(item_aul);
             // Items are paired whatever positions AUL counts.
-            paired_masked.push(item[0][0] || item[0][1]);
-            paired_aul.push(item[1][0] || item[1][1]);
+            paired_masked.push(item_masked);
+            paired_aul.push(item_aul);
         }
     }
     let test = if paired_aul.is_empty() {
