@@ -77,13 +77,14 @@ pub fn reproduce_with(
 
 /// Why Table 2 is out of reach.
 const TABLE_2_MISSING: &str = "needs word frequencies of Wikipedia (2018-09 dump) + \
-    BookCorpus and the paper's advantaged / disadvantaged word lists per bias type, which are \
-    not published (the table shows only the top 8 of each, after a manual removal of words \
-    with non-stereotypical senses such as colours). Searched: no package ships either corpus's \
-    counts; PyPI wordfreq 3.1.1 ships English frequencies (large_en, CC BY-SA 4.0 data from \
-    Wikipedia, subtitles, news, books, web) that could stand in for the corpus, but the word \
-    lists would have to be rebuilt from CrowS-Pairs' modified words, where function words of \
-    multi-word edits outrank the group terms: not done";
+    BookCorpus and the paper's advantaged / disadvantaged word lists per bias type; the lists \
+    are not published (the table shows the top 8 of each, chosen after a manual removal of \
+    words with non-stereotypical senses such as colours), and no package ships either corpus's \
+    counts. Searched: PyPI wordfreq 3.1.1 ships English frequencies (large_en; CC BY-SA 4.0 \
+    data from Wikipedia, subtitles, news, books, web) that could stand in for the corpus; \
+    word lists rebuilt from the words CrowS-Pairs modifies were tried and rank ordinary words \
+    first (race-color: all, one, will, up; age: you, so, their), not the group terms, so no \
+    substitute is reported";
 
 /// The scorers of Table 5 on CrowS-Pairs and on StereoSet (the paper's column order).
 const CP_SCORERS: [(&str, &str); 3] = [("cps", "CPS"), ("aul", "AUL (CP)"), ("aula", "AULA (CP)")];
