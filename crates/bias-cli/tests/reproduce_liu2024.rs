@@ -124,6 +124,7 @@ fn reproduce_liu2024_on_fixture_models() {
         "table-3",
         "table-4",
         "table-5",
+        "analysis-pll-score-analysis",
         "figure-2-bert",
         "figure-2-roberta",
         "figure-2-albert",

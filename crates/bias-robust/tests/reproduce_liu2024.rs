@@ -260,6 +260,7 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         "table-5",
         "figure-4",
         "figure-5",
+        "analysis-pll-score-analysis",
         "figure-2-m0",
         "figure-2-m1",
         "figure-2-m2",
@@ -285,6 +286,29 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
             assert!(p.is_file(), "{} missing", p.display());
         }
     }
+
+    // The PLL Score Analysis example: the paper's inputs and numbers; KLS and JSS by hand.
+    let ex = table(&dir, "analysis-pll-score-analysis");
+    let value = |q: &str| {
+        ex.iter().find(|r| r["quantity"] == q).unwrap()["value"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!((value("Eq. 2 (indicator)") - 50.0).abs() < 1e-12);
+    assert!((value("|Δst|") - 0.7).abs() < 1e-12);
+    assert!((value("|Δat|") - 0.1).abs() < 1e-12);
+    assert!((value("|Δst| − |Δat|") - 0.6).abs() < 1e-12);
+    let (st, at) = (fit(&[0.4, 0.3, 0.9, 0.8]), fit(&[0.5, 0.4, 0.1, 0.2]));
+    let (x, y) = (kl(st, at), kl(at, st));
+    assert!((value("KLS (Eq. 6)") - 100.0 * x.max(y) / (x + y)).abs() < 1e-9);
+    let m = (
+        (st.0 + at.0) / 2.0,
+        ((st.1 * st.1 + at.1 * at.1) / 2.0).sqrt(),
+    );
+    let j = (kl(st, m) + kl(at, m)) / 2.0;
+    let j = if j <= 1.0 { j } else { 1.0 / j };
+    let jss = 100.0 * (1.0 - j) / (1.0 + (st.1 - at.1).abs());
+    assert!((value("JSS (Eq. 9)") - jss).abs() < 1e-9);
 
     // Table 2 against the score tables and the hand computations.
     let t2 = table(&dir, "table-2");

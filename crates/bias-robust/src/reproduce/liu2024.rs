@@ -12,6 +12,7 @@
 //! | `figure-4` | Pearson r and mutual information between the measures over the models | [`crate::correlate_measures`]; drawn as `figure-4-stereoset`, `figure-4-crows-pairs` |
 //! | `table-4` | the score-group imbalance `|Δst| − |Δat|` on CrowS-Pairs (AUL) | [`bias_metrics::score_group_analysis`] |
 //! | `figure-5` | the sub-sampling study on CrowS-Pairs: order of the models per measure and rate, order changes marked | [`crate::subsample_study`]; drawn as `figure-5-cps`, `-aul`, `-kls`, `-jss` |
+//! | `analysis-pll-score-analysis` | the "PLL Score Analysis" example (Eq. 2 at 50, `|Δst| = 0.7`, `|Δat| = 0.1`) | the paper's inputs |
 //! | `table-5` | `|Δst| − |Δat|` per sampling rate and its shift `Δsp` | [`crate::subsample_study`] |
 //!
 //! KLS and JSS are fitted to AUL scores (Liu et al. 2024, "Proposed Evaluation Measure": "Our
@@ -499,6 +500,8 @@ pub fn reproduce_liu2024(
         &t4,
     )?;
 
+    pll_example(out, &indicator, &kls, &jss)?;
+
     // Figure 5 and Table 5: the sub-sampling study on CrowS-Pairs.
     let cps_tables: Vec<(String, ScoreTable)> = models
         .iter()
@@ -631,6 +634,90 @@ pub fn reproduce_liu2024(
         &t5,
     )?;
     Ok(())
+}
+
+/// The worked example of liu2024's "PLL Score Analysis": stereotypical scores
+/// {0.4, 0.3, 0.9, 0.8} against anti-stereotypical {0.5, 0.4, 0.1, 0.2}, where Eq. 2 gives 50
+/// ("no social biases") while `|Δst| = 0.7`, `|Δat| = 0.1`: the paper's own inputs, computed
+/// here with the same functions as Tables 2 and 4 (plus KLS and JSS, which the paper does not
+/// print for it).
+const PLL_EXAMPLE: [(f64, f64); 4] = [(0.4, 0.5), (0.3, 0.4), (0.9, 0.1), (0.8, 0.2)];
+
+fn pll_example(
+    out: &mut Reproduction,
+    indicator: &Indicator,
+    kls: &Kls,
+    jss: &Jss,
+) -> Result<(), RobustError> {
+    let rows = PLL_EXAMPLE
+        .iter()
+        .enumerate()
+        .map(|(i, &(s, a))| bias_core::ScoreRow {
+            pair_id: format!("example-{}", i + 1),
+            dataset: "liu2024-example".into(),
+            bias_type: bias_core::BiasType::Other("example".into()),
+            direction: bias_core::Direction::Stereo,
+            stereo: String::new(),
+            anti: String::new(),
+            score_stereo: s,
+            score_anti: a,
+            scorer: "example".into(),
+            model: "example".into(),
+            tokens_stereo: None,
+            tokens_anti: None,
+            group_id: None,
+        })
+        .collect();
+    let table = ScoreTable::new(rows);
+    let err = |e: bias_metrics::MetricsError| RobustError::Measure {
+        what: "liu2024: the PLL Score Analysis example".into(),
+        source: Box::new(e),
+    };
+    let g = score_group_analysis(&table).map_err(err)?;
+    let abs = |s: Option<bias_metrics::ScoreGroupStats>| s.map_or(0.0, |s| s.abs_delta);
+    let mut t = Table::new(&["quantity", "value", "the paper"]);
+    let paper = |v: f64| Cell::num(v, 1);
+    t.row(vec![
+        "Eq. 2 (indicator)".into(),
+        Cell::num(indicator.measure(&table).map_err(err)?.value, 2),
+        paper(50.0),
+    ]);
+    t.row(vec![
+        "|Δst|".into(),
+        Cell::num(abs(g.stereotype_group), 4),
+        paper(0.7),
+    ]);
+    t.row(vec![
+        "|Δat|".into(),
+        Cell::num(abs(g.anti_stereotype_group), 4),
+        paper(0.1),
+    ]);
+    t.row(vec![
+        "|Δst| − |Δat|".into(),
+        Cell::num(g.delta_difference, 4),
+        paper(0.6),
+    ]);
+    t.row(vec![
+        "KLS (Eq. 6)".into(),
+        Cell::num(kls.measure(&table).map_err(err)?.value, 2),
+        Cell::Missing,
+    ]);
+    t.row(vec![
+        "JSS (Eq. 9)".into(),
+        Cell::num(jss.measure(&table).map_err(err)?.value, 2),
+        Cell::Missing,
+    ]);
+    t.note(
+        "S_st = {0.4, 0.3, 0.9, 0.8}, S_at = {0.5, 0.4, 0.1, 0.2} (one bias type): Eq. 2 reads \
+         \"no bias\" while the two sample groups are unbalanced; KLS and JSS see the different \
+         spreads of the two sides.",
+    );
+    out.table(
+        "analysis-pll-score-analysis",
+        "The PLL Score Analysis example: Eq. 2 at 50 with unbalanced sample groups",
+        Status::Reproduced,
+        &t,
+    )
 }
 
 /// `report` with `measure` renamed `label` (the indicator on CPS scores is liu2024's CPS).
