@@ -19,6 +19,9 @@ pub struct PointSeries {
     pub name: String,
     /// The points, in drawing order (joined in this order when the panel has lines).
     pub points: Vec<(f64, f64)>,
+    /// The palette colour (`None`: the series' position in its panel), so that a series keeps
+    /// its colour across panels.
+    pub colour: Option<usize>,
 }
 
 /// One panel of [`point_panels`].
@@ -55,6 +58,8 @@ impl Figure for Panels<'_> {
             let all = || panel.series.iter().flat_map(|s| s.points.iter());
             let x = padded(finite_range(all().map(|p| p.0)).unwrap_or((0.0, 1.0)), 0.05);
             let y = padded(finite_range(all().map(|p| p.1)).unwrap_or((0.0, 1.0)), 0.08);
+            // Room above the points for the legend.
+            let y = (y.0, y.1 + 0.35 * (y.1 - y.0));
             let mut chart = ChartBuilder::on(area)
                 .caption(&panel.title, font(CAPTION_SIZE))
                 .margin(12)
@@ -69,7 +74,7 @@ impl Figure for Panels<'_> {
                 .label_style(font(TICK_SIZE))
                 .draw()?;
             for (i, s) in panel.series.iter().enumerate() {
-                let c = colour(i);
+                let c = colour(s.colour.unwrap_or(i));
                 let pts: Vec<(f64, f64)> = s
                     .points
                     .iter()

@@ -339,6 +339,11 @@ pub fn pairwise_accuracy(
     (total > 0).then(|| (agree as f64 / total as f64, total))
 }
 
+/// One colour per score in every figure.
+fn score_colour(score: &str) -> usize {
+    SCORES.iter().position(|s| *s == score).unwrap_or(0)
+}
+
 fn score_of(t: &TypeScores, score: &str) -> Option<f64> {
     match score {
         "SAME" => Some(t.same),
@@ -634,6 +639,7 @@ pub fn reproduce_with(
                 series.push(PointSeries {
                     name: score.into(),
                     points: pts,
+                    colour: Some(score_colour(score)),
                 });
             }
         }
@@ -674,7 +680,11 @@ pub fn reproduce_with(
                 Some(c) => format!("{score} (r = {:.2}, p = {:.2})", c.statistic, c.p_value),
                 None => format!("{score} (r needs 3 models)"),
             };
-            series.push(PointSeries { name, points: pts });
+            series.push(PointSeries {
+                name,
+                points: pts,
+                colour: Some(score_colour(score)),
+            });
         }
         if !series.is_empty() {
             f2_panels.push(PointPanel {
@@ -845,6 +855,7 @@ fn figure3(
             all.push(PointSeries {
                 name: label.into(),
                 points: pts,
+                colour: Some(score_colour(label)),
             });
         }
         let without: Vec<PointSeries> = all.iter().filter(|s| s.name != "WEAT").cloned().collect();
