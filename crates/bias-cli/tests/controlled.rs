@@ -271,3 +271,43 @@ fn check_values_from_saved_outputs(dir: &std::path::Path, report: &serde_json::V
         close(report["probe"][k]["he"].as_f64().unwrap(), *h, "P(he)");
     }
 }
+
+/// `--max-per-side` caps the balanced sides and `--dev-per-side` holds sentences out of every
+/// training set (kaneko2023 §3.1: 2M per side, 100K development sentences): the fixture corpus
+/// has 13 sentences per side; capped at 12 and with 4 per side held out, 8 per side are left,
+/// exactly what rate 1 (8 male sentences) needs, and no held-out sentence is trained on.
+#[test]
+fn controlled_caps_the_sides_and_holds_out_a_development_split() {
+    let dir = scratch("dev-split");
+    let out = dir.display().to_string();
+    let res = controlled(&out, "0,0.5,1", "8")
+        .args(["--max-per-side", "12", "--dev-per-side", "4"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(res.status.success(), "{stderr}");
+    assert!(stderr.contains("12 per side after balancing"), "{stderr}");
+    assert!(
+        stderr.contains("4 sentences per side held out") && stderr.contains("8 per side left"),
+        "{stderr}"
+    );
+    let dev = std::fs::read_to_string(dir.join("corpus/dev.txt")).unwrap();
+    let dev: Vec<&str> = dev.lines().collect();
+    assert_eq!(dev.len(), 8);
+    for r in ["0.00", "0.50", "1.00"] {
+        let train = std::fs::read_to_string(dir.join(format!("corpus/rate-{r}.txt"))).unwrap();
+        for line in train.lines() {
+            assert!(
+                !dev.contains(&line),
+                "{line:?} is in the dev split and in rate {r}"
+            );
+        }
+    }
+    // One more held-out sentence per side leaves rate 1 short of male sentences.
+    let short = controlled(&scratch("dev-short").display().to_string(), "0,0.5,1", "8")
+        .args(["--max-per-side", "12", "--dev-per-side", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(short.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}

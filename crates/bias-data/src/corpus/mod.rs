@@ -44,8 +44,8 @@ mod rates;
 mod words;
 
 pub use mining::{
-    hold_out_dev, mine_corpus, mine_sentences, read_bug_source, read_sentences, CorpusFormat,
-    MinedCorpus, MiningOptions, MiningStats, BUG_SOURCE_COLUMN,
+    hold_out_dev, mine_corpus, mine_sentences, read_bug_source, read_bug_sources, read_sentences,
+    CorpusFormat, MinedCorpus, MiningOptions, MiningStats, BUG_SOURCE_COLUMN,
 };
 pub use rates::{parse_rates, rate_sets, write_lines, RateSampling, RateSet};
 pub use words::{

@@ -401,8 +401,13 @@ fn run(
     let pairs = gender_pairs(study)?;
     let targets = occupations(study.data_dir(), options.occupations.as_deref())?;
     let mut mined: Vec<(String, MinedCorpus)> = Vec::new();
+    // A BUG CSV is read once for all its sources.
+    let mut bug: BTreeMap<PathBuf, BTreeMap<String, Vec<String>>> = BTreeMap::new();
     for c in &corpora {
-        mined.push((c.name.clone(), mine(c, options, &models_dir)?));
+        if c.bug_source.is_some() && !bug.contains_key(&c.path) {
+            bug.insert(c.path.clone(), corpus::read_bug_sources(&c.path)?);
+        }
+        mined.push((c.name.clone(), mine(c, options, &models_dir, &bug)?));
     }
     let mut bases = Vec::new();
     let mut families = Vec::new();
@@ -591,6 +596,7 @@ fn mine(
     spec: &CorpusSpec,
     options: &Kaneko2023Options,
     models_dir: &Path,
+    bug: &BTreeMap<PathBuf, BTreeMap<String, Vec<String>>>,
 ) -> Result<MinedCorpus, RobustError> {
     let words = GenderWords::kaneko2023();
     let mining = MiningOptions {
@@ -600,8 +606,16 @@ fn mine(
     };
     let mut mined = match &spec.bug_source {
         Some(source) => {
-            let sentences = corpus::read_bug_source(&spec.path, source)?;
-            corpus::mine_sentences(&sentences, &words, &mining)?
+            let sources = &bug[&spec.path];
+            let sentences = sources.get(source).ok_or_else(|| {
+                RobustError::InvalidConfig(format!(
+                    "corpus {}: no row of {} has corpus = {source:?}; it has {:?}",
+                    spec.name,
+                    spec.path.display(),
+                    sources.keys().collect::<Vec<_>>()
+                ))
+            })?;
+            corpus::mine_sentences(sentences, &words, &mining)?
         }
         None => corpus::mine_corpus(&spec.path, &words, &mining)?,
     };
