@@ -933,4 +933,131 @@ mod tests {
         // Equal downstream values are not compared.
         assert_eq!(pairwise_accuracy(&[0, 1], &[5.0, 5.0], &cos), None);
     }
+
+    /// A model whose embedding of a text is a fixed pseudo-random vector of it (FNV-1a seeded
+    /// xorshift), and which cannot mask tokens.
+    struct HashModel;
+
+    impl StudyModel for HashModel {
+        fn name(&self) -> &str {
+            "hash"
+        }
+        fn score_into(
+            &mut self,
+            _: &str,
+            _: &[SentencePair],
+            _: &Path,
+        ) -> Result<bias_core::run::RunSummary, bias_core::BoxError> {
+            Err("not a scorer".into())
+        }
+        fn embed(
+            &mut self,
+            texts: &[&str],
+        ) -> Result<Option<ndarray::Array2<f32>>, bias_core::BoxError> {
+            let dim = 6;
+            let mut out = Array2::zeros((texts.len(), dim));
+            for (i, t) in texts.iter().enumerate() {
+                let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+                for b in t.bytes() {
+                    h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+                }
+                for j in 0..dim {
+                    h ^= h << 13;
+                    h ^= h >> 7;
+                    h ^= h << 17;
+                    out[[i, j]] = ((h % 2001) as f32 - 1000.0) / 1000.0;
+                }
+            }
+            Ok(Some(out))
+        }
+    }
+
+    fn crows() -> Vec<SentencePair> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+        bias_data::load_pairs(bias_data::layout::crows_pairs(&dir))
+            .unwrap()
+            .pairs
+    }
+
+    fn run(pairs: &[SentencePair], ty: usize, options: &SchroederOptions) -> Option<TypeScores> {
+        let cps: BTreeMap<String, f64> = pairs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.id.clone(), (i % 7) as f64 - 3.0))
+            .collect();
+        let sets = authors_sets().unwrap();
+        type_scores(&mut HashModel, pairs, &cps, &sets[ty], options).unwrap()
+    }
+
+    #[test]
+    fn every_option_changes_what_it_says() {
+        let pairs = crows();
+        let span = SchroederOptions {
+            masking: Masking::PerSpan,
+            ..SchroederOptions::default()
+        };
+        // The default masks per token: a model without a tokenizer gives nothing.
+        assert!(run(&pairs, 2, &SchroederOptions::default()).is_none());
+        let g = run(&pairs, 2, &span).unwrap();
+        assert_eq!(g.samples.len(), 100);
+        // CPS bias: the percentage of positive differences, by hand.
+        let pos = g.samples.iter().filter(|s| s.pll_difference > 0.0).count();
+        assert!((g.cps_bias - 100.0 * pos as f64 / 100.0).abs() < 1e-12);
+        // The filter: fewer gender pairs with a single span.
+        let single = SchroederOptions {
+            filter: CrowsFilter::SingleSpan,
+            ..span.clone()
+        };
+        assert_eq!(run(&pairs, 2, &single).unwrap().samples.len(), 71);
+        // The split moves 30 gender targets between the groups; SAME does not depend on it.
+        let more = SchroederOptions {
+            split: TargetSplit::SentMore,
+            ..span.clone()
+        };
+        let m = run(&pairs, 2, &more).unwrap();
+        let moved = g
+            .samples
+            .iter()
+            .zip(&m.samples)
+            .filter(|(a, b)| a.target_group != b.target_group)
+            .count();
+        assert_eq!(moved, 30);
+        assert_ne!(g.per_group, m.per_group);
+        assert_ne!(g.weat, m.weat);
+        assert!((g.same - m.same).abs() < 1e-12);
+        // ddof 1 vs 0: the effect size scales by sqrt((n - 1) / n) (hand relation).
+        let d0 = SchroederOptions {
+            ddof: Ddof::Zero,
+            ..span.clone()
+        };
+        let w0 = run(&pairs, 2, &d0).unwrap().weat.unwrap();
+        let w1 = g.weat.unwrap();
+        assert!(
+            (w1 - w0 * (99.0f64 / 100.0).sqrt()).abs() < 1e-9,
+            "{w0} {w1}"
+        );
+        // c = 2: DirectBias is the mean of the squared c = 1 terms.
+        let c2 = SchroederOptions {
+            c: 2.0,
+            ..span.clone()
+        };
+        let want = g.samples.iter().map(|s| s.direct_bias.powi(2)).sum::<f64>() / 100.0;
+        assert!((run(&pairs, 2, &c2).unwrap().direct_bias - want).abs() < 1e-12);
+        // SAME of the authors' code: equal with two groups, different with five (religion).
+        let code = SchroederOptions {
+            same: SameVariant::AuthorsCode,
+            ..span.clone()
+        };
+        assert!((run(&pairs, 2, &code).unwrap().same - g.same).abs() < 1e-12);
+        let (rp, rc) = (
+            run(&pairs, 1, &span).unwrap().same,
+            run(&pairs, 1, &code).unwrap().same,
+        );
+        assert!((rp - rc).abs() > 1e-6, "{rp} {rc}");
+        // Binary SAME's sample bias is signed and the aggregate is the mean of its absolute
+        // values (Eq. 12 and the mean after it).
+        let mean_abs = g.samples.iter().map(|s| s.same.abs()).sum::<f64>() / 100.0;
+        assert!((g.same - mean_abs).abs() < 1e-12);
+        assert!(g.samples.iter().any(|s| s.same < 0.0));
+    }
 }
