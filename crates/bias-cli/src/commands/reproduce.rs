@@ -24,8 +24,10 @@ use crate::model_args::DeviceArgs;
 pub struct ReproduceArgs {
     /// The paper: kaneko2022, liu2024, paraphrase, kaneko2023 or schroeder2024.
     pub paper: Paper,
-    /// Hugging Face model folders to study (masked or causal LMs; sentence encoders for
-    /// schroeder2024), one name each (the folder's name).
+    /// Hugging Face model folders to study (masked or causal LMs; schroeder2024 embeds with the
+    /// masked LMs' encoders and compares with their CPS, so a bare sentence encoder such as
+    /// all-MiniLM-L6-v2 goes through `bias embed --model` instead), one name each (the folder's
+    /// name).
     #[arg(long, num_args = 1.., required = true)]
     pub models: Vec<PathBuf>,
     /// The folder to write to: one file per table and figure, `index.html`, `index.md`,
