@@ -41,6 +41,20 @@ pub struct EvaluateArgs {
     /// exactly; `token` = token positions, as on CrowS-Pairs.
     #[arg(long, value_enum, default_value_t = StereoSetAccuracyArg::Item)]
     stereoset_accuracy: StereoSetAccuracyArg,
+    /// N of the indicator (Kaneko & Bollegala 2022, Eq. 6): `all` (default; the paper's "total
+    /// number of test instances" and the authors' evaluate.py) counts the pairs a scorer leaves
+    /// out of the table (both sentences tokenise identically; SSS without a modified token) as
+    /// not stereotypical; `scored` keeps N to the scored pairs (the table alone). Not applied
+    /// to a --shard run (its table holds one part of the data set).
+    #[arg(long, value_enum, default_value_t = IndicatorNArg::All)]
+    indicator_n: IndicatorNArg,
+}
+
+/// `--indicator-n` ([`bias_metrics::PairsInN`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum IndicatorNArg {
+    All,
+    Scored,
 }
 
 /// `--aul-accuracy-tokens` ([`AulTokens`]).
@@ -180,11 +194,39 @@ pub fn run(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), CliError> {
         None
     };
     let mut results: Vec<ScorerMeasure> = Vec::new();
+    // The pairs of the data set, for the indicator's N over every test instance.
+    let all_pairs = match (args.indicator_n, args.score.shard.is_none()) {
+        (IndicatorNArg::All, true) => Some(args.score.model.pairs()?.1),
+        _ => None,
+    };
     for slice in read_slices(path, None)? {
         for m in MeasureSpec::liu2024() {
+            let measurement = match (&m, &all_pairs) {
+                (MeasureSpec::Indicator { options }, Some(pairs)) => {
+                    let scored: std::collections::HashSet<&str> = slice
+                        .table
+                        .rows()
+                        .iter()
+                        .map(|r| r.pair_id.as_str())
+                        .collect();
+                    let unscored: Vec<bias_metrics::UnscoredPair> = pairs
+                        .iter()
+                        .filter(|p| !scored.contains(p.id.as_str()))
+                        .map(|p| bias_metrics::UnscoredPair {
+                            pair_id: p.id.clone(),
+                            bias_type: p.bias_type.clone(),
+                        })
+                        .collect();
+                    bias_metrics::Indicator::new(*options)
+                        .report_with_unscored(&slice.table, &unscored, bias_metrics::PairsInN::All)
+                        .map_err(in_slice(path, &slice))?
+                        .measurement
+                }
+                _ => m.measure(&slice.table).map_err(in_slice(path, &slice))?,
+            };
             results.push(ScorerMeasure {
                 scorer: slice.scorer.clone(),
-                measurement: m.measure(&slice.table).map_err(in_slice(path, &slice))?,
+                measurement,
             });
         }
     }
