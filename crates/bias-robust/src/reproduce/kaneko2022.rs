@@ -361,8 +361,8 @@ fn figure_1(
          annotations {} (label rule `{}`); the score of a pair is f(sent_more) − f(sent_less). \
          Pairs a scorer left out of its table are not in its curve.",
         match options.label_rule {
-            LabelRule::MatchingBiasType => "name its bias type (the paper)",
-            LabelRule::AnyAnnotation => "are non-empty (the authors' preprocess.py)",
+            LabelRule::MatchingBiasType => "name its bias type, as the paper counts them",
+            LabelRule::AnyAnnotation => "are non-empty, as the authors' preprocess.py counts them",
         },
         options.label_rule.name()
     ));
