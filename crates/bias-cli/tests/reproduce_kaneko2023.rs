@@ -19,7 +19,7 @@ fn run(out: &Path, extra: &[&str]) {
         .current_dir(&r)
         .args(["reproduce", "kaneko2023", "--models"])
         .arg(r.join("fixtures/models/bert"))
-        .args(["--max-pairs", "24", "--data-dir"])
+        .args(["--max-pairs", "16", "--data-dir"])
         .arg(r.join("data"))
         .arg("--out")
         .arg(out)

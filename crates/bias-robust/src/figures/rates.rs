@@ -121,7 +121,7 @@ where
         .caption(&p.title, font(LABEL_SIZE))
         .margin(12)
         .x_label_area_size(48)
-        .y_label_area_size(70)
+        .y_label_area_size(90)
         .build_cartesian_2d(x.0..x.1, y.0..y.1)?;
     chart
         .configure_mesh()
@@ -130,12 +130,21 @@ where
         .y_desc(p.y_desc.as_str())
         .axis_desc_style(font(TICK_SIZE))
         .label_style(font(TICK_SIZE))
-        .y_label_formatter(&|v| format!("{v:.*}", decimals(y.0, y.1)))
+        .y_label_formatter(&|v| {
+            let d = decimals(y.0, y.1);
+            if v.abs() < (y.1 - y.0).abs() * 1e-9 {
+                "0".to_owned()
+            } else if d > 4 {
+                format!("{v:.1e}")
+            } else {
+                format!("{v:.d$}")
+            }
+        })
         .draw()?;
     for (i, s) in p.series.iter().enumerate() {
         let c = colour(i);
         let label = match s.baseline {
-            Some(b) => format!("{} (base {b:.3}, dashed)", s.label),
+            Some(b) => format!("{} (base {}, dashed)", s.label, short(b)),
             None => s.label.clone(),
         };
         chart
@@ -153,4 +162,13 @@ where
         }
     }
     legend(&mut chart, SeriesLabelPosition::UpperMiddle)
+}
+
+/// A value in three significant figures: fixed below 1000 and above 0.01, else scientific.
+fn short(v: f64) -> String {
+    if v == 0.0 || (0.01..1000.0).contains(&v.abs()) {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.2e}")
+    }
 }

@@ -129,7 +129,8 @@ pub enum PairScore {
     #[default]
     MaleOriented,
     /// The share of gender pairs where the stereotypical sentence scores higher, as the paper's
-    /// Appendix A defines the measures.
+    /// Appendix A defines the measures (CrowS-Pairs' `sent_more` over `sent_less`, as Nangia et
+    /// al.'s and Kaneko & Bollegala's code count it, whatever the pair's direction).
     StereoAnti,
 }
 
