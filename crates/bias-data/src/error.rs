@@ -86,6 +86,15 @@ pub enum DataError {
         /// What is wrong (naming the word) and what to do.
         message: String,
     },
+    /// A wordfreq frequency list (`*.msgpack.gz`, the "cBpack" format of the `wordfreq`
+    /// package) cannot be read or is not in that format.
+    #[error("{path}: {message}")]
+    WordFrequencies {
+        /// The file concerned.
+        path: PathBuf,
+        /// What is wrong and what to do.
+        message: String,
+    },
     /// A corpus file could not be opened or read.
     #[error("{path}: cannot read the corpus ({hint})")]
     CorpusUnreadable {

@@ -8,7 +8,8 @@
 //! - [`load_pairs`] / [`Dataset`]: any of the pair formats, recognised from the file;
 //!   [`counts()`] / [`DatasetStats`]: their counts;
 //! - [`layout`]: where the CrowS-Pairs and StereoSet files sit under a data directory;
-//! - [`labelled`]: texts labelled with a class and one of two groups (`text,class,group` CSV).
+//! - [`labelled`]: texts labelled with a class and one of two groups (`text,class,group` CSV);
+//! - [`wordfreq`]: the English word frequencies of the `wordfreq` package (Speer 2022).
 //!
 //! # Example
 //!
@@ -43,6 +44,7 @@ pub mod pairs;
 mod pylit;
 pub mod stereoset;
 mod util;
+pub mod wordfreq;
 pub mod wordlists;
 
 pub use counts::{counts, CountEntry, DatasetStats, SectionStats};
