@@ -12,8 +12,9 @@
 //! Each model scores CrowS-Pairs and StereoSet (intrasentence dev) once with SSS, CPS, AUL,
 //! AULA and the all-masked baseline. Written to `--out` (default
 //! `target/kaneko2022-reproduction`), numbered as in the paper: Table 1 (token-prediction
-//! accuracy of CPS, AUL (CP), SSS, AUL (SS), with McNemar's marks), Table 2 (out of reach: the
-//! corpus frequencies and word lists are not here), Table 3 (bias scores of the advantaged and
+//! accuracy of CPS, AUL (CP), SSS, AUL (SS), with McNemar's marks), Table 2 (on substitute data:
+//! wordfreq's frequencies and the words CrowS-Pairs modifies; out of reach without
+//! `data/wordfreq`), Table 3 (bias scores of the advantaged and
 //! disadvantaged groups under All Masked, AUL, AULA), Table 4 (accuracy on shuffled and unrelated
 //! sentences), Table 5 (the bias scores of Eq. 6), Figure 1 (ROC of each scorer against the
 //! CrowS-Pairs human annotations, with `figure-1-auc`), and the count of StereoSet items whose

@@ -12,6 +12,7 @@
 //! - [`paraphrase_agreement`]: MDIFF, MBIAS, MAGREEMENT, MPER_AGREE and the near-tie band;
 //! - [`human_agreement`], [`advantaged_split`]: kaneko2022's agreement with the CrowS-Pairs
 //!   annotations (ROC AUC) and Table 3;
+//! - [`frequency_rank`]: kaneko2022 Table 2, the frequency ranks of the group words;
 //! - [`retest_study`]: test–retest reliability of embedding measures (schroeder2024 §4.1.3),
 //!   WEAT re-sorted per subset ([`WeatSplit`]), and [`title_context_study`] (titles vs bios, §5.3);
 //! - [`correlate_measures`]: Pearson correlation and mutual information between measures;
@@ -34,6 +35,7 @@ pub mod controlled;
 mod correlate;
 mod error;
 pub mod figures;
+pub mod frequency_rank;
 pub mod human;
 pub mod paraphrase;
 pub mod report;

@@ -23,9 +23,11 @@
 use std::collections::HashSet;
 
 use bias_core::{ScoreTable, SentencePair};
+use bias_data::wordfreq::{self, WordFrequencies};
 use bias_metrics::{Indicator, PairsInN, UnscoredPair};
 
 use super::{Cell, DataSet, Reproduction, Status, Study, Table};
+use crate::frequency_rank::{self, FrequencyRankOptions, StopWords};
 use crate::human::{human_agreement_by, records_scored_in, LabelRule, DEFAULT_MIN_MATCHING};
 use crate::report::file_part;
 use crate::RobustError;
@@ -39,6 +41,9 @@ pub struct Kaneko2022Options {
     /// Which validator annotations make a CrowS-Pairs pair "biased" for Figure 1 (default: those
     /// naming the pair's bias type, the paper; the authors' code counts any annotation).
     pub label_rule: LabelRule,
+    /// Table 2: how many words of each group are ranked and whether function words are dropped
+    /// (defaults: 4, the paper's caption, and dropped).
+    pub frequency_rank: FrequencyRankOptions,
 }
 
 /// Writes kaneko2022's tables and figures into `out` with the paper's choices.
@@ -61,12 +66,7 @@ pub fn reproduce_with(
     });
     // Table 1 (accuracies and McNemar marks) and Table 4: the token-prediction part.
     super::kaneko2022_tokens::table_1(study, out)?;
-    out.out_of_reach(
-        "table-2",
-        "Mean frequency rank of the advantaged / disadvantaged words of each CrowS-Pairs bias \
-         type in Wikipedia + BookCorpus, and the top 8 words",
-        TABLE_2_MISSING,
-    );
+    table_2(study, out, options.frequency_rank)?;
     table_3(study, out, options, limited.as_deref())?;
     super::kaneko2022_tokens::table_4(study, out)?;
     table_5(study, out, options, limited.as_deref())?;
@@ -75,16 +75,133 @@ pub fn reproduce_with(
     Ok(())
 }
 
-/// Why Table 2 is out of reach.
-const TABLE_2_MISSING: &str = "needs word frequencies of Wikipedia (2018-09 dump) + \
-    BookCorpus and the paper's advantaged / disadvantaged word lists per bias type; the lists \
-    are not published (the table shows the top 8 of each, chosen after a manual removal of \
-    words with non-stereotypical senses such as colours), and no package ships either corpus's \
-    counts. Searched: PyPI wordfreq 3.1.1 ships English frequencies (large_en; CC BY-SA 4.0 \
-    data from Wikipedia, subtitles, news, books, web) that could stand in for the corpus; \
-    word lists rebuilt from the words CrowS-Pairs modifies were tried and rank ordinary words \
-    first (race-color: all, one, will, up; age: you, so, their), not the group terms, so no \
-    substitute is reported";
+const TABLE_2_TITLE: &str = "Mean frequency rank of the advantaged / disadvantaged words of \
+    each CrowS-Pairs bias type, and the most frequent words of both groups";
+
+/// Table 2 on substitute data: wordfreq's English frequencies for Wikipedia + BookCorpus and
+/// group words rebuilt from the words CrowS-Pairs modifies ([`crate::frequency_rank`]). Needs no
+/// model, so it always uses every CrowS-Pairs pair (also under `--max-pairs`). Without the
+/// wordfreq file under the data directory the table is listed as out of reach, saying how to
+/// fetch it; a damaged file is an error.
+fn table_2(
+    study: &Study<'_>,
+    out: &mut Reproduction,
+    options: FrequencyRankOptions,
+) -> Result<(), RobustError> {
+    let crows = bias_data::layout::crows_pairs(study.data_dir());
+    let records = bias_data::crows_pairs::read_crows_pairs_path(&crows)?;
+    let list = wordfreq::default_path(study.data_dir());
+    if !list.is_file() {
+        out.out_of_reach(
+            "table-2",
+            TABLE_2_TITLE,
+            format!(
+                "needs wordfreq's English frequencies (the substitute for Wikipedia + \
+                 BookCorpus) at {}; run `bash scripts/setup.sh` (it fetches them with the other \
+                 data sets) or pass the --data-dir that holds wordfreq/large_en.msgpack.gz",
+                list.display()
+            ),
+        );
+        return Ok(());
+    }
+    let freqs = WordFrequencies::read_path(&list)?;
+    let groups = frequency_rank::group_words(&records, &options);
+    let k = options.words_per_group;
+    let mut columns: Vec<String> = ["bias type", "Adv", "Dis"].map(String::from).to_vec();
+    columns.extend((1..=2 * k).map(|r| r.to_string()));
+    columns.extend(
+        [
+            "pairs",
+            "Adv words",
+            "Dis words",
+            "in both groups",
+            "ties dropped",
+            "unknown to wordfreq",
+            "stop words dropped",
+            "non-letter words dropped",
+        ]
+        .map(String::from),
+    );
+    let mut t = Table::new(&columns);
+    let empty = frequency_rank::GroupWords::default();
+    for ty in frequency_rank::TABLE_2_ORDER {
+        let g = groups.get(ty.as_str()).unwrap_or(&empty);
+        let r = frequency_rank::rank_groups(
+            &g.advantaged,
+            &g.disadvantaged,
+            |w| freqs.bucket(w),
+            &options,
+        );
+        let mean = |m: Option<f64>| m.map_or(Cell::Missing, |v| Cell::num(v, 2));
+        let mut row = vec![
+            Cell::Text(ty.as_str().to_owned()),
+            mean(r.advantaged_mean_rank),
+            mean(r.disadvantaged_mean_rank),
+        ];
+        row.extend((0..2 * k).map(|i| {
+            r.top.get(i).map_or(Cell::Missing, |w| {
+                Cell::Text(format!("{} ({})", w.word, w.group.mark()))
+            })
+        }));
+        row.extend(
+            [
+                g.pairs,
+                g.advantaged.len(),
+                g.disadvantaged.len(),
+                g.in_both,
+                g.ties.len(),
+                r.unknown,
+                g.stop_words_dropped,
+                g.non_letters_dropped,
+            ]
+            .map(|n| Cell::Int(i64::try_from(n).unwrap_or(i64::MAX))),
+        );
+        t.row(row);
+    }
+    t.note(format!(
+        "Substitute data. Frequencies: wordfreq 3.1.1 `large_en` (Speer 2022; Wikipedia, \
+         subtitles, news, books, web text; CC BY-SA 4.0), not the paper's Wikipedia (2018-09) + \
+         BookCorpus counts. Group words: not the paper's lists (unpublished, filtered by hand for \
+         non-stereotypical senses such as colours, which cannot be repeated) but the words that \
+         differ between the two sentences of each of the {} CrowS-Pairs pairs (difflib opcodes \
+         over whitespace tokens, lowercased, punctuation stripped from both ends, a final 's \
+         removed); the `sent_more` words go to Dis for `stereo` pairs and to Adv for \
+         `antistereo` pairs, the `sent_less` words to the other group (the split of Table 3). \
+         Only words of letters a-z count.",
+        records.len()
+    ));
+    t.note(match options.stop_words {
+        StopWords::Drop => format!(
+            "Stop words dropped ({} function words: articles, determiners, quantifiers, \
+             prepositions, conjunctions, auxiliaries, modals, negation, common adverbs, \
+             interrogatives; personal, possessive and reflexive pronouns kept since the paper's \
+             gender row lists he, his, her, she): {}.",
+            frequency_rank::STOP_WORDS.len(),
+            frequency_rank::STOP_WORDS.join(", ")
+        ),
+        StopWords::Keep => "Stop words kept (--kaneko2022-stop-words keep).".to_owned(),
+    });
+    t.note(format!(
+        "A word modified on both sides goes to the group where it is modified more often (the \
+         paper: \"the group with the higher frequency\"); a tie drops it. Ranked: the {k} most \
+         frequent words of each group (equal frequencies alphabetically), ordered by frequency; \
+         Adv / Dis = the mean rank of each group's words (lower = more frequent). (A) \
+         advantaged, (D) disadvantaged. Every pair is used, also under --max-pairs (no model is \
+         involved). Expect ordinary words among the top words (on the full data set: people, \
+         good, new, man), not only group terms: a rough stand-in."
+    ));
+    out.table(
+        "table-2",
+        TABLE_2_TITLE,
+        Status::Substitute(
+            "wordfreq 3.1.1 large_en frequencies for Wikipedia + BookCorpus; group words = the \
+             words each CrowS-Pairs pair modifies (function words dropped), not the paper's \
+             hand-filtered lists"
+                .to_owned(),
+        ),
+        &t,
+    )
+}
 
 /// The scorers of Table 5 on CrowS-Pairs and on StereoSet (the paper's column order).
 const CP_SCORERS: [(&str, &str); 3] = [("cps", "CPS"), ("aul", "AUL (CP)"), ("aula", "AULA (CP)")];

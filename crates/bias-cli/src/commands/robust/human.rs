@@ -61,6 +61,29 @@ pub struct Kaneko2022Args {
         default_value_t = LabelRuleArg::Matching
     )]
     pub label_rule: LabelRuleArg,
+    /// kaneko2022 Table 2: how many of each group's most frequent words are ranked together
+    /// (default 4, the paper's caption: four high-frequency words of each group).
+    #[arg(long = "kaneko2022-table2-words", id = "kaneko2022-table2-words", default_value_t = 4,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub table2_words: u32,
+    /// kaneko2022 Table 2: `drop` (default) removes function words (articles, prepositions,
+    /// auxiliaries...; pronouns are kept) from the group words, `keep` ranks them too.
+    #[arg(
+        long = "kaneko2022-stop-words",
+        id = "kaneko2022-stop-words",
+        value_enum,
+        default_value_t = StopWordsArg::Drop
+    )]
+    pub stop_words: StopWordsArg,
+}
+
+/// `--kaneko2022-stop-words` ([`bias_robust::frequency_rank::StopWords`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StopWordsArg {
+    /// Drop the function words (the default).
+    Drop,
+    /// Keep them.
+    Keep,
 }
 
 impl Kaneko2022Args {
@@ -72,6 +95,13 @@ impl Kaneko2022Args {
                 PairsInNArg::Scored => bias_metrics::PairsInN::Scored,
             },
             label_rule: self.label_rule.into(),
+            frequency_rank: bias_robust::frequency_rank::FrequencyRankOptions {
+                words_per_group: self.table2_words as usize,
+                stop_words: match self.stop_words {
+                    StopWordsArg::Drop => bias_robust::frequency_rank::StopWords::Drop,
+                    StopWordsArg::Keep => bias_robust::frequency_rank::StopWords::Keep,
+                },
+            },
         }
     }
 }
