@@ -904,6 +904,16 @@ fn common_notes(
         families.first().map_or(0, |f| f.oriented_pairs),
         families.first().map_or(0, |f| f.flipped_pairs),
     ));
+    if corpora.iter().any(|c| c.bug_source.is_some()) {
+        notes.push(
+            "BUG (Levy et al. 2021) kept only sentences that mention an occupation with a gendered \
+             word, so every sentence mined from it ties a gender to an occupation: fine-tuning on \
+             them moves exactly what TBS and the probe read (\"[MASK] is a/an [occupation].\") more \
+             than News Crawl or BookCorpus would, and TBS's ρ here is not comparable with the \
+             paper's (where TBS is lowest)."
+                .to_owned(),
+        );
+    }
     for (c, (name, m)) in corpora.iter().zip(mined) {
         notes.push(format!(
             "Corpus {name} ({}{}): {} male and {} female sentences with §3.1's words, {} per side \
