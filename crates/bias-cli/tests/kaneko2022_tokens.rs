@@ -226,7 +226,7 @@ fn scratch(name: &str) -> PathBuf {
 fn evaluate_json(args: &[&str]) -> Value {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_bias"))
         .current_dir(root())
-        .arg("evaluate")
+        .args(["evaluate", "--token-accuracy"])
         .args(args)
         .args(["--format", "json"])
         .output()
