@@ -562,8 +562,14 @@ fn retest_ddof_changes_the_weat_effect_size_by_the_hand_factor() {
         std::fs::write(&p, words.join("\n")).unwrap();
         p.display().to_string()
     };
-    let x = write("x.txt", &["engineer", "carpenter", "mechanic", "programmer"]);
-    let y = write("y.txt", &["nurse", "librarian", "receptionist", "hairdresser"]);
+    let x = write(
+        "x.txt",
+        &["engineer", "carpenter", "mechanic", "programmer"],
+    );
+    let y = write(
+        "y.txt",
+        &["nurse", "librarian", "receptionist", "hairdresser"],
+    );
     let a = write("a.txt", &["he", "him", "his", "man"]);
     let b = write("b.txt", &["she", "her", "hers", "woman"]);
     let full = |ddof: &str| -> f64 {

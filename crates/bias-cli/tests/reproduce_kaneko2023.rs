@@ -107,14 +107,23 @@ fn reproduce_kaneko2023_on_the_fixture_bert() {
     let index = json(&out.join("index.json"));
     let artifacts = index["artifacts"].as_array().unwrap();
     let status = |id: &str| -> String {
-        let a = artifacts.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("{id}"));
+        let a = artifacts
+            .iter()
+            .find(|a| a["id"] == id)
+            .unwrap_or_else(|| panic!("{id}"));
         for f in a["files"].as_array().unwrap() {
             assert!(out.join(f.as_str().unwrap()).is_file(), "{id}: {f}");
         }
         a["status"]["status"].as_str().unwrap().to_owned()
     };
     assert_eq!(status("figure-1"), "out-of-reach");
-    for id in ["table-1", "table-1-per-rate", "analysis-3.3", "figure-2", "figure-3"] {
+    for id in [
+        "table-1",
+        "table-1-per-rate",
+        "analysis-3.3",
+        "figure-2",
+        "figure-3",
+    ] {
         assert_eq!(status(id), "substitute", "{id}");
     }
 
@@ -122,7 +131,12 @@ fn reproduce_kaneko2023_on_the_fixture_bert() {
     let models = tmp.join("k23-models").join("bert");
     let per_rate = json(&out.join("table-1-per-rate.json"))["table"].clone();
     let rows = per_rate["rows"].as_array().unwrap();
-    let measures = [("sss", "SSS"), ("cps", "CPS"), ("aul", "AUL"), ("aula", "AULA")];
+    let measures = [
+        ("sss", "SSS"),
+        ("cps", "CPS"),
+        ("aul", "AUL"),
+        ("aula", "AULA"),
+    ];
     let mut differ = 0;
     for corpus in ["bug-wikipedia", "bug-pubmed"] {
         let fam: Vec<&Value> = rows.iter().filter(|r| r["corpus"] == corpus).collect();
@@ -140,7 +154,10 @@ fn reproduce_kaneko2023_on_the_fixture_bert() {
             for (scorer, label) in measures {
                 let got = num(&r[format!("{label} (stereo)").as_str()]).unwrap();
                 let want = stereo_share(&csv, scorer);
-                assert!((got - want).abs() < 1e-9, "{corpus} r={rate} {label}: {got} vs {want}");
+                assert!(
+                    (got - want).abs() < 1e-9,
+                    "{corpus} r={rate} {label}: {got} vs {want}"
+                );
                 if num(&r[format!("{label} (male)").as_str()]) != Some(got) {
                     differ += 1;
                 }
@@ -175,12 +192,17 @@ fn reproduce_kaneko2023_on_the_fixture_bert() {
 
     // Figure 3's base-model probabilities equal transformers'.
     let reference = json(&root().join("fixtures/kaneko2023/mask_probe.json"));
-    let want = reference["models"]["bert"]["probabilities"].as_array().unwrap();
+    let want = reference["models"]["bert"]["probabilities"]
+        .as_array()
+        .unwrap();
     let base = rows.iter().find(|r| r["rate"] == "base").unwrap();
     for (k, w) in ["he", "she"].iter().enumerate() {
         let got = num(&base[format!("P({w}) Figure 3").as_str()]).unwrap();
         let want = want[k].as_f64().unwrap();
-        assert!((got - want).abs() <= 1e-4 * want.abs(), "P({w}): {got} vs {want}");
+        assert!(
+            (got - want).abs() <= 1e-4 * want.abs(),
+            "P({w}): {got} vs {want}"
+        );
     }
 
     // The development split is written and none of it was trained on.

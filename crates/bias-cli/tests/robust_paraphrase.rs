@@ -289,11 +289,17 @@ fn figures_flag_draws_figures_2_to_4_over_the_models_given() {
     assert!((m1["paraphrase_agree"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
     for n in ["2", "3", "4"] {
         for ext in ["png", "svg"] {
-            assert!(figs.join(format!("cps_figure-{n}.{ext}")).is_file(), "{n}.{ext}");
+            assert!(
+                figs.join(format!("cps_figure-{n}.{ext}")).is_file(),
+                "{n}.{ext}"
+            );
         }
     }
     let f2 = std::fs::read_to_string(figs.join("cps_figure-2.svg")).unwrap();
-    assert!(f2.contains("1/2 (50 %)") && f2.contains("0/2 (0 %)"), "{f2}");
+    assert!(
+        f2.contains("1/2 (50 %)") && f2.contains("0/2 (0 %)"),
+        "{f2}"
+    );
     assert!(f2.contains("\nm1\n") && f2.contains("\nm2\n"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -64,8 +64,7 @@ pub use bootstrap::{bootstrap_ci, BootstrapInterval, BootstrapOptions};
 pub use distribution::{fit_pair_scores, DistributionOptions, SmallTypePolicy};
 pub use gaussian::Gaussian;
 pub use indicator::{
-    Indicator, IndicatorOptions, IndicatorReport, NangiaScores, PairsInN, TieHandling,
-    UnscoredPair,
+    Indicator, IndicatorOptions, IndicatorReport, NangiaScores, PairsInN, TieHandling, UnscoredPair,
 };
 pub use jss::{jensen_shannon_bits, jss, jss_authors, jss_paper, Jss, JssVariant};
 pub use kls::{kls, Kls};

@@ -84,8 +84,8 @@ pub use model::MpnetOptions;
 pub use model::{
     load_model, DebertaOptions, EncodeRequest, EncoderOutput, MaskedLanguageModel, PlmModel,
 };
-pub use scorer::{AlignmentOrder, MlmScorer, ScorerKind, ScoringOptions, SpecialIds, SssAverage};
 pub use neutral::{clean_up_tokenization, mask_differing_tokens, NEUTRAL_PAD_WIDTH};
+pub use scorer::{AlignmentOrder, MlmScorer, ScorerKind, ScoringOptions, SpecialIds, SssAverage};
 pub use study::{ProgressFn, StudiedLm};
 pub use tokenizer::{PlmTokenizer, TokenizedText};
 pub use train::{MlmTrainer, StepReport, TrainedModel, TrainingBatch};

@@ -27,7 +27,11 @@ impl StudiedLm {
     /// masked scorers but PLL, or both causal ones), default options,
     /// 64 pairs per chunk.
     pub fn new(lm: LanguageModel) -> Self {
-        let scorers = lm.default_scorers().into_iter().map(str::to_owned).collect();
+        let scorers = lm
+            .default_scorers()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
         StudiedLm {
             lm,
             scorers,

@@ -41,8 +41,8 @@ pub mod paraphrase;
 pub mod report;
 pub mod reproduce;
 mod retest;
-mod stereoset;
 mod robustness;
+mod stereoset;
 mod subsample;
 
 pub use correlate::{

@@ -27,7 +27,6 @@ mod paraphrase;
 mod schroeder2024;
 mod study;
 
-pub use liu2024::{reproduce_liu2024, Liu2024Options, MIN_MODELS_MI, MIN_MODELS_PEARSON};
 pub use kaneko2022::{reproduce_with as reproduce_kaneko2022, Kaneko2022Options};
 pub use kaneko2022_tokens::{
     scorer_accuracy, shuffled_accuracy, table_1_accuracies, table_4_rows, unrelated_accuracy,
@@ -37,6 +36,7 @@ pub use kaneko2022_tokens::{
 pub use kaneko2023::{
     reproduce_kaneko2023, CorpusSpec, Kaneko2023Options, PairScore, FIGURE3_SENTENCE,
 };
+pub use liu2024::{reproduce_liu2024, Liu2024Options, MIN_MODELS_MI, MIN_MODELS_PEARSON};
 pub use output::{Artifact, Cell, Reproduction, Status, Table};
 pub use schroeder2024::{
     pairwise_accuracy, reproduce_with as reproduce_schroeder2024_with, sd_selection, type_scores,
