@@ -91,7 +91,7 @@ mod tests {
 
     #[test]
     fn reference_vectors() {
-        // REFERENCE.md §4 test vectors (authors' computation in f64).
+        // Test vectors of Liu et al. (2024), computed with the authors' closed form in f64.
         let cases = [
             ((-2.0, 0.8, -2.1, 0.85), 52.691831),
             ((-2.0, 0.5, -3.0, 0.5), 50.0),

@@ -21,7 +21,7 @@
 //! use bias_core::{BiasMeasure, BiasType, Direction, ScoreRow, ScoreTable};
 //! use bias_metrics::{kls, DistributionOptions, Gaussian, Indicator, Kls};
 //!
-//! // REFERENCE test vector: N(-2.0, 0.8) against N(-2.1, 0.85) gives KLS = 52.691831.
+//! // A test vector of Liu et al. (2024)'s closed form: N(-2.0, 0.8) against N(-2.1, 0.85) gives KLS = 52.691831.
 //! let p = Gaussian::new(-2.0, 0.8)?;
 //! let a = Gaussian::new(-2.1, 0.85)?;
 //! assert!((kls(&p, &a) - 52.691831).abs() < 1e-6);

@@ -1,4 +1,4 @@
-//! KLS / JSS on Gaussians: REFERENCE.md §4 test vectors, and the true Jensen–Shannon divergence
+//! KLS / JSS on Gaussians: test vectors of Liu et al. (2024)'s closed form, and the true Jensen–Shannon divergence
 //! checked against an independent computation.
 
 use bias_metrics::{jensen_shannon_bits, jss, jss_authors, jss_paper, kls, Gaussian, JssVariant};
@@ -7,10 +7,10 @@ fn g(m: f64, s: f64) -> Gaussian {
     Gaussian::new(m, s).unwrap()
 }
 
-/// REFERENCE.md §4: (μp, σp, μa, σa) → KLS, JSS (authors' computation, f64).
+/// Liu et al. (2024): (μp, σp, μa, σa) → KLS, JSS (authors' computation, f64).
 type Vector = ((f64, f64, f64, f64), f64, f64);
 
-/// REFERENCE.md §4 vectors.
+/// The vectors of Liu et al. (2024)'s closed form.
 const VECTORS: [Vector; 4] = [
     ((-2.0, 0.8, -2.1, 0.85), 52.691831, 94.975892),
     ((-2.0, 0.5, -3.0, 0.5), 50.0, 50.0),

