@@ -686,7 +686,10 @@ fn human_auc(
         let auc = if slice.is_empty() {
             Err(format!("the model has no {scorer} scores"))
         } else {
-            crate::human::human_agreement(&records, &slice, min_matching)
+            // Only the pairs this scorer could score (SSS leaves out pairs without a modified
+            // token), as Figure 1 of Kaneko & Bollegala (2022) is computed here.
+            let kept = crate::human::records_scored_in(&records, &slice);
+            crate::human::human_agreement(&kept, &slice, min_matching)
                 .map(|a| a.auc)
                 .map_err(|e| e.to_string())
         };
