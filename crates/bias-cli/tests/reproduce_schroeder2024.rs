@@ -78,6 +78,7 @@ fn every_table_and_figure_is_listed_and_the_scores_match_the_authors_procedure()
     // The index: every table, figure and numbered analysis, with its status and files.
     let index: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("index.json")).unwrap()).unwrap();
+    assert_eq!(index["models"], serde_json::json!(["bert", "roberta"]));
     let status: BTreeMap<String, (String, Vec<String>)> = index["artifacts"]
         .as_array()
         .unwrap()
