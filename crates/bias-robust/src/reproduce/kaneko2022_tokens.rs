@@ -327,6 +327,30 @@ fn model_err(
     }
 }
 
+/// Whether `model` predicts tokens (a masked LM); the tables leave the others out, with a note.
+fn predicts_tokens(model: &mut dyn StudyModel) -> Result<bool, RobustError> {
+    let ids = model
+        .token_ids("a")
+        .map_err(|source| model_err(model, "crows-pairs", source))?;
+    Ok(ids.is_some())
+}
+
+/// The note naming the models a token-prediction table left out.
+fn left_out_note(study: &Study<'_>, kept: &[&str]) -> Option<String> {
+    let left: Vec<String> = study
+        .model_names()
+        .into_iter()
+        .filter(|m| !kept.contains(&m.as_str()))
+        .collect();
+    (!left.is_empty()).then(|| {
+        format!(
+            "Left out: {} (not a masked LM: token-prediction accuracy needs one, Kaneko & \
+             Bollegala 2022, §4.2).",
+            left.join(", ")
+        )
+    })
+}
+
 fn no_tokens(model: &dyn StudyModel) -> RobustError {
     RobustError::InvalidConfig(format!(
         "model {:?} does not predict tokens (token-prediction accuracy needs a masked LM: \
@@ -756,6 +780,9 @@ pub fn table_1_accuracies(
     let mut out = Vec::new();
     for i in 0..study.len() {
         let model = study.model_mut(i);
+        if !predicts_tokens(model)? {
+            continue;
+        }
         let name = model.name().to_owned();
         let a = scorer_accuracy(model, AccuracySet::CrowsPairs, &cp, options)?;
         let b = scorer_accuracy(model, AccuracySet::StereoSet, &ss, options)?;
@@ -804,6 +831,9 @@ pub fn table_4_rows(
     let mut rows = Vec::new();
     for i in 0..study.len() {
         let model = study.model_mut(i);
+        if !predicts_tokens(model)? {
+            continue;
+        }
         rows.push(Table4Row {
             model: model.name().to_owned(),
             cp_shuffled: shuffled_accuracy(model, AccuracySet::CrowsPairs, &cp, options, seed)?,
@@ -833,6 +863,8 @@ fn options_note(options: AccuracyOptions) -> String {
 pub(super) fn table_1(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
     let options = AccuracyOptions::default();
     let rows = table_1_accuracies(study, options)?;
+    let kept: Vec<&str> = rows.iter().map(|(n, _, _)| n.as_str()).collect();
+    let left_out = left_out_note(study, &kept);
     let mut t = Table::new(&[
         "MLM",
         "CPS",
@@ -886,6 +918,9 @@ pub(super) fn table_1(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(
             ss.skipped_empty
         ));
     }
+    if let Some(n) = left_out {
+        t.note(n);
+    }
     let status = status(study);
     out.table(
         "table-1",
@@ -907,6 +942,8 @@ pub(super) fn table_1(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(
 pub(super) fn table_4(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
     let options = AccuracyOptions::default();
     let rows = table_4_rows(study, options, SHUFFLE_SEED)?;
+    let kept: Vec<&str> = rows.iter().map(|r| r.model.as_str()).collect();
+    let left_out = left_out_note(study, &kept);
     let mut t = Table::new(&[
         "MLM",
         "AUL (CP) shuffled",
@@ -976,6 +1013,9 @@ pub(super) fn table_4(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(
     t.note(options_note(options));
     for c in counts {
         t.note(c);
+    }
+    if let Some(n) = left_out {
+        t.note(n);
     }
     let status = status(study);
     out.table(
