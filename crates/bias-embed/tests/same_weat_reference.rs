@@ -1,6 +1,7 @@
 //! SAME, WEAT and gWEAT against the numpy reference values of
 //! `scripts/fixtures/embed_same_weat.py` (fixtures/embed/same_weat*.json).
 
+use approx::assert_abs_diff_eq;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -35,15 +36,10 @@ fn matrix(v: &Value) -> Array2<f64> {
     Array2::from_shape_vec((rows.len(), dim), rows.concat()).unwrap()
 }
 
-fn close(a: f64, b: f64, tol: f64, what: &str) {
-    assert!((a - b).abs() <= tol, "{what}: {a} vs {b}");
-}
-
 #[test]
 fn same_binary_matches_reference() {
     let doc = load("same_weat.json");
     for case in doc["same_binary"].as_array().unwrap() {
-        let name = case["name"].as_str().unwrap();
         let (t, a0, a1) = (
             matrix(&case["targets"]),
             matrix(&case["a0"]),
@@ -53,11 +49,11 @@ fn same_binary_matches_reference() {
         let exp = fvec(&case["expected"]["per_target"]);
         assert_eq!(r.per_target.len(), exp.len());
         for (a, b) in r.per_target.iter().zip(&exp) {
-            close(*a, *b, 1e-6, name);
+            assert_abs_diff_eq!(*a, *b, epsilon = 1e-6);
         }
-        close(r.value, f(&case["expected"]["value"]), 1e-6, name);
+        assert_abs_diff_eq!(r.value, f(&case["expected"]["value"]), epsilon = 1e-6);
         let m = same_multi(t.view(), &[a0.view(), a1.view()], SameVariant::Paper).unwrap();
-        close(m.value, r.value, 1e-12, name);
+        assert_abs_diff_eq!(m.value, r.value, epsilon = 1e-12);
     }
 }
 
@@ -88,13 +84,13 @@ fn same_multi_matches_reference() {
                 .zip(exp["per_target"].as_array().unwrap())
             {
                 for (a, b) in row.iter().zip(fvec(erow)) {
-                    close(*a, b, 1e-6, &what);
+                    assert_abs_diff_eq!(*a, b, epsilon = 1e-6);
                 }
             }
             for (a, b) in r.per_target_bias.iter().zip(fvec(&exp["per_target_bias"])) {
-                close(*a, b, 1e-6, &what);
+                assert_abs_diff_eq!(*a, b, epsilon = 1e-6);
             }
-            close(r.value, f(&exp["value"]), 1e-6, &what);
+            assert_abs_diff_eq!(r.value, f(&exp["value"]), epsilon = 1e-6);
         }
     }
 }
@@ -103,34 +99,33 @@ fn same_multi_matches_reference() {
 fn weat_matches_reference() {
     let doc = load("same_weat.json");
     for case in doc["weat"].as_array().unwrap() {
-        let name = case["name"].as_str().unwrap();
         let [x, y, a, b] = ["x", "y", "a", "b"].map(|k| matrix(&case[k]));
         for (ddof, key) in [
             (Ddof::Zero, "effect_size_ddof0"),
             (Ddof::One, "effect_size_ddof1"),
         ] {
             let w = weat(x.view(), y.view(), a.view(), b.view(), ddof).unwrap();
-            close(w.effect_size, f(&case[key]), 1e-6, name);
+            assert_abs_diff_eq!(w.effect_size, f(&case[key]), epsilon = 1e-6);
             for (s, e) in w.s_x.iter().zip(fvec(&case["s_x"])) {
-                close(*s, e, 1e-6, name);
+                assert_abs_diff_eq!(*s, e, epsilon = 1e-6);
             }
             for (s, e) in w.s_y.iter().zip(fvec(&case["s_y"])) {
-                close(*s, e, 1e-6, name);
+                assert_abs_diff_eq!(*s, e, epsilon = 1e-6);
             }
-            close(w.statistic(), f(&case["statistic"]), 1e-6, name);
+            assert_abs_diff_eq!(w.statistic(), f(&case["statistic"]), epsilon = 1e-6);
         }
         let w = weat(x.view(), y.view(), a.view(), b.view(), Ddof::Zero).unwrap();
         let exact = &case["exact"];
         let t = w.permutation_test(&PermutationOptions::default()).unwrap();
         assert_eq!(t.method, PermutationMethod::Exact);
         assert_eq!(t.permutations, exact["partitions"].as_u64().unwrap());
-        close(t.p_value, f(&exact["p_ge"]), 1e-12, name);
+        assert_abs_diff_eq!(t.p_value, f(&exact["p_ge"]), epsilon = 1e-12);
         let strict = PermutationOptions {
             count: TailCount::Strict,
             ..Default::default()
         };
         let t = w.permutation_test(&strict).unwrap();
-        close(t.p_value, f(&exact["p_gt"]), 1e-12, name);
+        assert_abs_diff_eq!(t.p_value, f(&exact["p_gt"]), epsilon = 1e-12);
     }
 }
 
@@ -138,7 +133,6 @@ fn weat_matches_reference() {
 fn gweat_matches_reference() {
     let doc = load("same_weat.json");
     for case in doc["gweat"].as_array().unwrap() {
-        let name = case["name"].as_str().unwrap();
         let xs: Vec<Array2<f64>> = case["targets"]
             .as_array()
             .unwrap()
@@ -154,9 +148,9 @@ fn gweat_matches_reference() {
         let xv: Vec<_> = xs.iter().map(|m| m.view()).collect();
         let av: Vec<_> = als.iter().map(|m| m.view()).collect();
         let g = gweat(&xv, &av).unwrap();
-        close(g.value, f(&case["expected"]["value"]), 1e-6, name);
+        assert_abs_diff_eq!(g.value, f(&case["expected"]["value"]), epsilon = 1e-6);
         for (a, b) in g.terms.iter().zip(fvec(&case["expected"]["terms"])) {
-            close(*a, b, 1e-6, name);
+            assert_abs_diff_eq!(*a, b, epsilon = 1e-6);
         }
     }
 }
@@ -220,10 +214,18 @@ fn weat_on_bolukbasi_word2vec_matches_reference() {
             m
         });
         let w0 = weat(x.view(), y.view(), a.view(), b.view(), Ddof::Zero).unwrap();
-        close(w0.effect_size, f(&case["effect_size_ddof0"]), 1e-6, name);
+        assert_abs_diff_eq!(
+            w0.effect_size,
+            f(&case["effect_size_ddof0"]),
+            epsilon = 1e-6
+        );
         let w1 = weat(x.view(), y.view(), a.view(), b.view(), Ddof::One).unwrap();
-        close(w1.effect_size, f(&case["effect_size_ddof1"]), 1e-6, name);
-        close(w0.statistic(), f(&case["statistic"]), 1e-6, name);
+        assert_abs_diff_eq!(
+            w1.effect_size,
+            f(&case["effect_size_ddof1"]),
+            epsilon = 1e-6
+        );
+        assert_abs_diff_eq!(w0.statistic(), f(&case["statistic"]), epsilon = 1e-6);
         let options = PermutationOptions {
             exact_threshold: exact_max,
             permutations: 100_000,
@@ -239,14 +241,14 @@ fn weat_on_bolukbasi_word2vec_matches_reference() {
         }
         if let Some(exact) = case.get("exact") {
             assert_eq!(t.method, PermutationMethod::Exact, "{name}");
-            close(t.p_value, f(&exact["p_ge"]), 1e-12, name);
+            assert_abs_diff_eq!(t.p_value, f(&exact["p_ge"]), epsilon = 1e-12);
         } else {
             let mc = &case["monte_carlo"];
             assert_eq!(t.method, PermutationMethod::MonteCarlo, "{name}");
             let se = t.standard_error.unwrap();
             let se_ref = f(&mc["se"]);
             let tol = 3.0 * (se * se + se_ref * se_ref).sqrt() + 1e-12;
-            close(t.p_value, f(&mc["p"]), tol, name);
+            assert_abs_diff_eq!(t.p_value, f(&mc["p"]), epsilon = tol);
         }
     }
 }

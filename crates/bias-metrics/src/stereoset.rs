@@ -204,6 +204,7 @@ pub fn stereoset_scores_of(items: &[ItemOutcome]) -> StereoSetScores {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
 
     fn item(target: &str, domain: &str, stereo: f64, anti: f64, unrelated: f64) -> ItemScores {
         ItemScores {
@@ -213,10 +214,6 @@ mod tests {
             anti,
             unrelated,
         }
-    }
-
-    fn close(a: f64, b: f64) {
-        assert!((a - b).abs() < 1e-12, "{a} vs {b}");
     }
 
     /// Three targets in two domains, by hand.
@@ -245,20 +242,20 @@ mod tests {
         ];
         let s = stereoset_scores(&items);
         let g = s.by_domain["gender"];
-        close(g.ss, 75.0);
-        close(g.lms, 50.0);
-        close(g.icat, 25.0);
+        assert_abs_diff_eq!(g.ss, 75.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(g.lms, 50.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(g.icat, 25.0, epsilon = 1e-12);
         assert_eq!((g.n_items, g.n_targets), (3, 2));
         let r = s.by_domain["race"];
-        close(r.ss, 100.0 / 3.0);
-        close(r.lms, 50.0);
-        close(r.icat, 100.0 / 3.0);
+        assert_abs_diff_eq!(r.ss, 100.0 / 3.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(r.lms, 50.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(r.icat, 100.0 / 3.0, epsilon = 1e-12);
         assert_eq!((r.n_items, r.n_targets), (3, 1));
         let o = s.overall;
-        close(o.ss, (50.0 + 100.0 + 100.0 / 3.0) / 3.0);
-        close(o.lms, 50.0);
-        close(o.icat, 50.0 * (100.0 - o.ss) / 50.0);
-        close(o.icat, 350.0 / 9.0);
+        assert_abs_diff_eq!(o.ss, (50.0 + 100.0 + 100.0 / 3.0) / 3.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(o.lms, 50.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(o.icat, 50.0 * (100.0 - o.ss) / 50.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(o.icat, 350.0 / 9.0, epsilon = 1e-12);
         assert_eq!((o.n_items, o.n_targets), (6, 3));
         assert_eq!(s.by_domain.len(), 2);
     }
@@ -272,10 +269,10 @@ mod tests {
         ];
         let s = stereoset_scores(&items);
         assert_eq!(s.overall.n_targets, 1);
-        close(s.overall.ss, 50.0);
-        close(s.by_domain["gender"].ss, 100.0);
-        close(s.by_domain["race"].ss, 0.0);
-        close(s.by_domain["race"].icat, 0.0);
+        assert_abs_diff_eq!(s.overall.ss, 50.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(s.by_domain["gender"].ss, 100.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(s.by_domain["race"].ss, 0.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(s.by_domain["race"].icat, 0.0, epsilon = 1e-12);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! Tolerances: Gaussian parameters 1e-12; indicator, KLS and the authors' JSS (per type,
 //! weighted and pooled) 1e-9; the paper-text JSS (numerical integration on both sides) 1e-7.
 
+use approx::abs_diff_eq;
 use std::collections::BTreeMap;
 
 use bias_core::{BiasMeasure, BiasType, Measurement, ScoreTable};
@@ -43,14 +44,15 @@ fn num(v: &Value, key: &str, ctx: &str) -> f64 {
         .unwrap_or_else(|| panic!("{ctx}: reference field `{key}` missing or not a number"))
 }
 
-/// Asserts `|got − want| ≤ tol` and returns the difference (for the reported maximum).
-fn close(got: f64, want: f64, tol: f64, what: &str) -> f64 {
-    let d = (got - want).abs();
+/// Asserts `|got − want| ≤ tol` with `approx::abs_diff_eq!` (naming `what` on failure) and
+/// returns the difference, for the maximum each test reports.
+fn diff_within(got: f64, want: f64, tol: f64, what: &str) -> f64 {
     assert!(
-        d <= tol,
-        "{what}: got {got:.17e}, reference {want:.17e}, |diff| = {d:.3e} > {tol:e}"
+        abs_diff_eq!(got, want, epsilon = tol),
+        "{what}: got {got:.17e}, reference {want:.17e}, |diff| = {:.3e} > {tol:e}",
+        (got - want).abs()
     );
-    d
+    (got - want).abs()
 }
 
 fn options(aggregation: Aggregation) -> DistributionOptions {
@@ -90,7 +92,7 @@ fn check_by_type(m: &Measurement, refs: &BTreeMap<BiasType, Value>, key: &str, t
         let ctx = format!("{} `{key}`, bias type `{ty}`", m.measure);
         let n = r["n"].as_u64().expect("reference n") as usize;
         assert_eq!(tv.n, n, "{ctx}: pair count");
-        max = max.max(close(tv.value, num(r, key, &ctx), tol, &ctx));
+        max = max.max(diff_within(tv.value, num(r, key, &ctx), tol, &ctx));
     }
     max
 }
@@ -132,7 +134,7 @@ fn gaussian_fits_per_type() {
             (a.std, "sigma_at"),
         ] {
             let ctx = format!("Gaussian fit `{key}`, bias type `{ty}`");
-            max = max.max(close(got, num(r, key, &ctx), TOL_GAUSS, &ctx));
+            max = max.max(diff_within(got, num(r, key, &ctx), TOL_GAUSS, &ctx));
         }
     }
     println!("Gaussian parameters: max |diff| = {max:.3e}");
@@ -143,7 +145,7 @@ fn indicator_overall_and_per_type() {
     let r = reference();
     let refs = by_type_reference(&r);
     let m = Indicator::default().measure(&table()).expect("indicator");
-    let d = close(
+    let d = diff_within(
         m.value,
         num(&r["overall"], "indicator", "overall"),
         TOL_MEASURE,
@@ -164,13 +166,13 @@ fn kls_weighted_pooled_and_per_type() {
     let p = Kls::new(options(Aggregation::Pooled))
         .measure(&t)
         .expect("KLS pooled");
-    let mut max = close(
+    let mut max = diff_within(
         w.value,
         num(&r["overall"], "kls_weighted", "overall"),
         TOL_MEASURE,
         "KLS weighted by bias type (all bias types)",
     );
-    max = max.max(close(
+    max = max.max(diff_within(
         p.value,
         num(&r["overall"], "kls_pooled", "overall"),
         TOL_MEASURE,
@@ -196,13 +198,13 @@ fn jss_authors_weighted_pooled_and_per_type() {
     let p = Jss::new(JssVariant::AuthorsCode, options(Aggregation::Pooled))
         .measure(&t)
         .expect("JSS pooled");
-    let mut max = close(
+    let mut max = diff_within(
         w.value,
         num(&r["overall"], "jss_weighted", "overall"),
         TOL_MEASURE,
         "JSS (authors' code) weighted by bias type (all bias types)",
     );
-    max = max.max(close(
+    max = max.max(diff_within(
         p.value,
         num(&r["overall"], "jss_pooled", "overall"),
         TOL_MEASURE,
@@ -220,7 +222,7 @@ fn jss_paper_text_weighted_and_per_type() {
     let w = Jss::new(JssVariant::PaperText, options(Aggregation::WeightedByType))
         .measure(&table())
         .expect("JSS paper text weighted");
-    let mut max = close(
+    let mut max = diff_within(
         w.value,
         num(&r["overall"], "jss_paper_weighted", "overall"),
         TOL_PAPER,

@@ -4,6 +4,7 @@
 //! The figure tests read the SVG back, as `tests/figures.rs` does, and check that each panel plots
 //! the report's values (drawn with the font embedded in the crate).
 
+use approx::assert_abs_diff_eq;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -109,13 +110,6 @@ fn kls_by_hand(table: &ScoreTable) -> f64 {
     };
     let (a, b) = (kl(m1, s1, m2, s2), kl(m2, s2, m1, s1));
     100.0 * a.max(b) / (a + b)
-}
-
-fn assert_close(got: f64, want: f64, tol: f64) {
-    assert!(
-        (got - want).abs() <= tol,
-        "got {got}, want {want} (± {tol})"
-    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -305,8 +299,8 @@ fn a_non_monotone_trend_matches_scipy() {
     let report = controlled_study(&study_inputs(10, &design), &indicator_only(0)).unwrap();
     let t = &report.rows[0];
     assert_eq!(t.values, [40.0, 60.0, 50.0, 70.0, 90.0]);
-    assert_close(t.rho.unwrap(), 0.9, 1e-12);
-    assert_close(t.p_value.unwrap(), 0.03738607346849874, 1e-12);
+    assert_abs_diff_eq!(t.rho.unwrap(), 0.9, epsilon = 1e-12);
+    assert_abs_diff_eq!(t.p_value.unwrap(), 0.03738607346849874, epsilon = 1e-12);
     assert_eq!(
         (t.ci, t.degenerate_resamples),
         (None, 0),
@@ -428,7 +422,11 @@ fn every_scorer_gets_every_measure_and_unsigned_ones_are_flagged() {
     //   kl = lambda m1, s1, m2, s2: np.log(s2/s1) + (s1**2 + (m1-m2)**2)/(2*s2**2) - 0.5
     //   p = (m.mean(), m.std(ddof=1)); a = (f.mean(), f.std(ddof=1))
     //   100*max(kl(*p, *a), kl(*a, *p))/(kl(*p, *a) + kl(*a, *p))  # 99.19762310145583
-    assert_close(kls_by_hand(&table("cps", 10, 2)), 99.19762310145583, 1e-9);
+    assert_abs_diff_eq!(
+        kls_by_hand(&table("cps", 10, 2)),
+        99.19762310145583,
+        epsilon = 1e-9
+    );
     for (label, wins) in [("CPS kls", [2, 5, 8]), ("AUL kls", [8, 5, 2])] {
         let scorer = label.split(' ').next().unwrap().to_lowercase();
         let want: Vec<f64> = wins
@@ -437,7 +435,7 @@ fn every_scorer_gets_every_measure_and_unsigned_ones_are_flagged() {
             .collect();
         let got = &report.trend(label).unwrap().values;
         for (g, w) in got.iter().zip(&want) {
-            assert_close(*g, *w, 1e-9);
+            assert_abs_diff_eq!(*g, *w, epsilon = 1e-9);
         }
     }
     assert!(report.to_markdown().contains("| CPS kls * |"));
@@ -458,7 +456,7 @@ fn template_scores_give_a_tbs_row_of_their_means() {
     assert_eq!(report.rows.len(), 1, "no pair rows without pairs");
     let t = report.trend("TBS").unwrap();
     for (v, want) in t.values.iter().zip([-0.5, -0.25, 0.0, 0.25, 0.5]) {
-        assert_close(*v, want, 1e-12);
+        assert_abs_diff_eq!(*v, want, epsilon = 1e-12);
     }
     assert_eq!(
         (t.scorer.clone(), t.signed, t.no_bias, t.items),
@@ -1090,16 +1088,16 @@ fn controlled_trends_plots_the_studys_values() {
     assert_eq!(labels, ["AUL indicator", "AUL kls", "AUL jss", "TBS"]);
     for (k, &r) in report.rates.iter().enumerate() {
         assert_eq!(r, k as f64 / 10.0);
-        assert_close(report.rows[0].values[k], 10.0 * k as f64, 1e-12);
-        assert_close(
+        assert_abs_diff_eq!(report.rows[0].values[k], 10.0 * k as f64, epsilon = 1e-12);
+        assert_abs_diff_eq!(
             report.rows[1].values[k],
             kls_by_hand(&table("aul", 20, 2 * k)),
-            1e-9,
+            epsilon = 1e-9
         );
-        assert_close(report.rows[3].values[k], r - 0.5, 1e-12);
+        assert_abs_diff_eq!(report.rows[3].values[k], r - 0.5, epsilon = 1e-12);
         let probe = report.probe[k].unwrap();
-        assert_close(probe.he, 0.1 + 0.8 * r, 1e-12);
-        assert_close(probe.she, 0.9 - 0.8 * r, 1e-12);
+        assert_abs_diff_eq!(probe.he, 0.1 + 0.8 * r, epsilon = 1e-12);
+        assert_abs_diff_eq!(probe.she, 0.9 - 0.8 * r, epsilon = 1e-12);
     }
     assert_eq!(
         (report.rows[0].rho, report.rows[3].rho),

@@ -1,6 +1,7 @@
 //! kaneko2022 human agreement on the real CrowS-Pairs file, against the scikit-learn fixture
 //! (`scripts/fixtures/human_auc.py` → `fixtures/robust/human_auc.json`).
 
+use approx::assert_abs_diff_eq;
 use bias_core::{BiasType, Direction, ScoreRow, ScoreTable};
 use bias_data::crows_pairs::{read_crows_pairs, read_crows_pairs_path, CrowsPair};
 use bias_robust::{
@@ -35,10 +36,6 @@ fn fixture() -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-fn close(a: f64, b: f64) {
-    assert!((a - b).abs() <= 1e-9, "{a} vs {b}");
-}
-
 #[test]
 fn auc_and_labels_match_sklearn() {
     let fx = fixture();
@@ -48,7 +45,7 @@ fn auc_and_labels_match_sklearn() {
     assert_eq!(h.biased as u64, fx["biased"].as_u64().unwrap());
     assert_eq!(h.not_biased as u64, fx["not_biased"].as_u64().unwrap());
     assert_eq!((h.biased, h.not_biased), (1346, 162));
-    close(h.auc, fx["auc"].as_f64().unwrap());
+    assert_abs_diff_eq!(h.auc, fx["auc"].as_f64().unwrap(), epsilon = 1e-9);
     assert_eq!(h.roc.fpr.len() as u64, fx["roc_points"].as_u64().unwrap());
     assert_eq!(h.scorer, "unigram-mean");
 
@@ -78,10 +75,14 @@ fn table3_split_matches_fixture() {
             got.stereo_preferred as u64,
             fx[key]["stereo_preferred"].as_u64().unwrap()
         );
-        close(got.bias_score, fx[key]["bias_score"].as_f64().unwrap());
+        assert_abs_diff_eq!(
+            got.bias_score,
+            fx[key]["bias_score"].as_f64().unwrap(),
+            epsilon = 1e-9
+        );
     }
     assert_eq!((s.advantaged.n, s.disadvantaged.n), (218, 1290));
-    close(s.abs_diff, fx["abs_diff"].as_f64().unwrap());
+    assert_abs_diff_eq!(s.abs_diff, fx["abs_diff"].as_f64().unwrap(), epsilon = 1e-9);
 }
 
 const SMALL: &str = ",sent_more,sent_less,stereo_antistereo,bias_type,annotations,anon_writer,anon_annotators\n\

@@ -3,6 +3,7 @@
 //! checked against hand computations written here (Gaussian KL in closed form, counts, means,
 //! Pearson's r from its definition).
 
+use approx::assert_relative_eq;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -244,10 +245,6 @@ fn pct_stereo(t: &ScoreTable) -> f64 {
     100.0 * c as f64 / t.len() as f64
 }
 
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
-}
-
 #[test]
 fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_computations() {
     let (dir, index) = run(&[0.0, 0.15, 0.4], 60, "three");
@@ -325,11 +322,18 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
             assert_eq!(row["model"], format!("m{m}"));
             let aul = scores.for_scorer("aul");
             assert_eq!(row["n"], 60);
-            assert!(close(row["AUL"].as_f64().unwrap(), pct_stereo(&aul)));
-            assert!(close(
+            assert_relative_eq!(
+                row["AUL"].as_f64().unwrap(),
+                pct_stereo(&aul),
+                epsilon = 1e-9,
+                max_relative = 1e-9
+            );
+            assert_relative_eq!(
                 row["SSS / CPS"].as_f64().unwrap(),
-                pct_stereo(&scores.for_scorer(prior))
-            ));
+                pct_stereo(&scores.for_scorer(prior)),
+                epsilon = 1e-9,
+                max_relative = 1e-9
+            );
             let kls = kls_by_hand(&aul);
             assert!(
                 (row["KLS"].as_f64().unwrap() - kls).abs() < 1e-9,
@@ -395,7 +399,12 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     let t4 = table(&dir, "table-4");
     assert_eq!(t4[2]["st group n"], st.len());
     assert_eq!(t4[2]["at group n"], at.len());
-    assert!(close(t4[2]["|Δst| − |Δat|"].as_f64().unwrap(), d_st - d_at));
+    assert_relative_eq!(
+        t4[2]["|Δst| − |Δat|"].as_f64().unwrap(),
+        d_st - d_at,
+        epsilon = 1e-9,
+        max_relative = 1e-9
+    );
 
     // Table 5's full-data column is Table 4's last one.
     let t5 = table(&dir, "table-5");

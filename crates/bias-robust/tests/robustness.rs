@@ -5,6 +5,7 @@
 //! of the models by the mean over the draws, Kendall's τ-b), liu2024's sample sizes, and
 //! counts recomputed in the tests from the drawn row indices.
 
+use approx::assert_abs_diff_eq;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -67,13 +68,6 @@ fn study(
 ) -> Result<RobustnessReport, RobustError> {
     let m = Measures::new();
     subsample_study(models, &m.all(), options)
-}
-
-fn assert_close(got: f64, want: f64, tol: f64, what: &str) {
-    assert!(
-        (got - want).abs() <= tol,
-        "{what}: got {got}, want {want} (± {tol})"
-    );
 }
 
 // ---------------------------------------------------------------- the sampler
@@ -287,11 +281,11 @@ fn study_on_given_draws_matches_numpy() {
         let what = format!("{measure} on {model} at {rate}");
         let got = report.measure_at(model, measure, rate).unwrap();
         assert_eq!(got.n as u64, s["n"].as_u64().unwrap(), "{what}");
-        assert_close(got.full, s["full"].as_f64().unwrap(), TOL, &what);
-        assert_close(got.summary.mean, s["mean"].as_f64().unwrap(), TOL, &what);
-        assert_close(got.summary.sd, s["sd"].as_f64().unwrap(), TOL, &what);
-        assert_close(got.summary.q025, s["q025"].as_f64().unwrap(), TOL, &what);
-        assert_close(got.summary.q975, s["q975"].as_f64().unwrap(), TOL, &what);
+        assert_abs_diff_eq!(got.full, s["full"].as_f64().unwrap(), epsilon = TOL);
+        assert_abs_diff_eq!(got.summary.mean, s["mean"].as_f64().unwrap(), epsilon = TOL);
+        assert_abs_diff_eq!(got.summary.sd, s["sd"].as_f64().unwrap(), epsilon = TOL);
+        assert_abs_diff_eq!(got.summary.q025, s["q025"].as_f64().unwrap(), epsilon = TOL);
+        assert_abs_diff_eq!(got.summary.q975, s["q975"].as_f64().unwrap(), epsilon = TOL);
     }
     for r in fx["rank_agreement"].as_array().unwrap() {
         let (measure, rate) = (r["measure"].as_str().unwrap(), r["rate"].as_f64().unwrap());
@@ -305,11 +299,10 @@ fn study_on_given_draws_matches_numpy() {
             r["mean_order_kept"].as_bool().unwrap(),
             "{what}"
         );
-        assert_close(
+        assert_abs_diff_eq!(
             got.kendall_tau.unwrap(),
             r["kendall_tau"].as_f64().unwrap(),
-            1e-12,
-            &what,
+            epsilon = 1e-12
         );
         assert_eq!(
             got.agreeing as u64,
@@ -320,34 +313,30 @@ fn study_on_given_draws_matches_numpy() {
     }
     for g in fx["score_groups"].as_array().unwrap() {
         let (model, rate) = (g["model"].as_str().unwrap(), g["rate"].as_f64().unwrap());
-        let what = format!("Table 5 of {model} at {rate}");
         let got = report.score_groups_at(model, rate).unwrap();
-        assert_close(got.full, g["full"].as_f64().unwrap(), TOL, &what);
-        assert_close(
+        assert_abs_diff_eq!(got.full, g["full"].as_f64().unwrap(), epsilon = TOL);
+        assert_abs_diff_eq!(
             got.delta_difference.mean,
             g["mean"].as_f64().unwrap(),
-            TOL,
-            &what,
+            epsilon = TOL
         );
-        assert_close(
+        assert_abs_diff_eq!(
             got.delta_difference.sd,
             g["sd"].as_f64().unwrap(),
-            TOL,
-            &what,
+            epsilon = TOL
         );
-        assert_close(got.shift, g["shift"].as_f64().unwrap(), TOL, &what);
-        assert_close(
+        assert_abs_diff_eq!(got.shift, g["shift"].as_f64().unwrap(), epsilon = TOL);
+        assert_abs_diff_eq!(
             got.mean_abs_shift,
             g["mean_abs_shift"].as_f64().unwrap(),
-            TOL,
-            &what,
+            epsilon = TOL
         );
     }
     // The fixture covers both answers to the paper's question: at rate 0.4 the indicator's
     // order by mean (B > C > A) is not the full-data order (B > A > C), one swap: τ = 1/3.
     let ind = report.agreement_at("indicator", 0.4).unwrap();
     assert!(!ind.mean_order_kept);
-    assert_close(ind.kendall_tau.unwrap(), 1.0 / 3.0, 1e-12, "τ");
+    assert_abs_diff_eq!(ind.kendall_tau.unwrap(), 1.0 / 3.0, epsilon = 1e-12);
     let kls = report.agreement_at("kls", 0.7).unwrap();
     assert!(kls.mean_order_kept && kls.kendall_tau == Some(1.0));
 }
@@ -440,8 +429,8 @@ fn seeded_study_is_the_study_on_the_samplers_draws() {
                 / (values.len() - 1) as f64)
                 .sqrt();
             let got = seeded.measure_at(name, "indicator", rate).unwrap();
-            assert_close(got.summary.mean, mean, 1e-9, name);
-            assert_close(got.summary.sd, sd, 1e-9, name);
+            assert_abs_diff_eq!(got.summary.mean, mean, epsilon = 1e-9);
+            assert_abs_diff_eq!(got.summary.sd, sd, epsilon = 1e-9);
         }
     }
 }

@@ -54,19 +54,12 @@ pub fn quantile_linear(sorted: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::quantile_linear;
+    use approx::assert_abs_diff_eq;
 
     /// Equal to numpy's value, or (only where `t ≥ 0.5`) within rounding of it: 4 ε times the
     /// largest magnitude in `x` (the subtraction `x[j] − x[i]` rounds at that scale).
-    fn close(got: f64, numpy: f64, exact: bool, x: &[f64]) {
-        if exact {
-            assert_eq!(got, numpy);
-        } else {
-            let scale = x.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-            assert!(
-                (got - numpy).abs() <= 4.0 * f64::EPSILON * scale,
-                "{got} vs {numpy}"
-            );
-        }
+    fn rounding(x: &[f64]) -> f64 {
+        4.0 * f64::EPSILON * x.iter().fold(0.0_f64, |m, v| m.max(v.abs()))
     }
 
     #[test]
@@ -82,7 +75,11 @@ mod tests {
             (0.5, 3.0),
             (0.95, 4.8),
         ] {
-            close(quantile_linear(&x, q), v, q < 0.5, &x);
+            if q < 0.5 {
+                assert_eq!(quantile_linear(&x, q), v);
+            } else {
+                assert_abs_diff_eq!(quantile_linear(&x, q), v, epsilon = rounding(&x));
+            }
         }
         // np.percentile([0.3, -0.7, 2.9, 1.1, 0.0, -2.2, 4.4], [2.5, 5, 25, 50, 75, 95, 97.5])
         //   = [-1.975, -1.75, -0.35, 0.3, 2.0, 3.9499999999999993, 4.175].
@@ -96,12 +93,16 @@ mod tests {
             (0.95, 3.9499999999999993, false),
             (0.975, 4.175, false),
         ] {
-            close(quantile_linear(&y, q), v, exact, &y);
+            if exact {
+                assert_eq!(quantile_linear(&y, q), v);
+            } else {
+                assert_abs_diff_eq!(quantile_linear(&y, q), v, epsilon = rounding(&y));
+            }
         }
         // np.percentile([1, 2, 3, 4], 25) = 1.75; 97.5 → 3.925; 0 → 1; 100 → 4; one value.
         let z = [1.0, 2.0, 3.0, 4.0];
         assert_eq!(quantile_linear(&z, 0.25), 1.75);
-        close(quantile_linear(&z, 0.975), 3.925, false, &z);
+        assert_abs_diff_eq!(quantile_linear(&z, 0.975), 3.925, epsilon = rounding(&z));
         assert_eq!(quantile_linear(&z, 0.0), 1.0);
         assert_eq!(quantile_linear(&z, 1.0), 4.0);
         assert_eq!(quantile_linear(&[7.0], 0.3), 7.0);
@@ -119,7 +120,7 @@ mod tests {
         assert_eq!(quantile_linear(&w, 0.025), -1.3633994693026077);
         let hi = quantile_linear(&w, 0.975);
         assert_eq!(hi, -0.02844699371149567);
-        close(hi, -0.02844699371149569, false, &w);
+        assert_abs_diff_eq!(hi, -0.02844699371149569, epsilon = rounding(&w));
     }
 
     #[test]
