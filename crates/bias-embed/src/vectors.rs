@@ -371,8 +371,20 @@ fn read_binary<R: BufRead>(
     let row_bytes = dim
         .checked_mul(4)
         .ok_or_else(|| format_error(path, "header", format!("dimension {dim} is too large")))?;
-    // Never trust the header for the allocation: at most as many rows as the file can hold.
-    let available = file_len.saturating_sub(header_len as u64) / (row_bytes as u64 + 2);
+    // Never trust the header for an allocation: the row buffers below are sized by the
+    // dimension, so a dimension whose one row is larger than the rest of the file is an error
+    // before anything is allocated, and at most as many rows as the file can hold are reserved.
+    let body_len = file_len.saturating_sub(header_len as u64);
+    if count > 0 && row_bytes as u64 > body_len {
+        return Err(format_error(
+            path,
+            "header",
+            format!(
+                "the header announces {count} words of dimension {dim} ({row_bytes} bytes per vector), but the file holds only {body_len} bytes after it (truncated file or wrong header?)"
+            ),
+        ));
+    }
+    let available = body_len / (row_bytes as u64 + 2);
     let expected = count.min(usize::try_from(available).unwrap_or(usize::MAX));
     let mut builder = Builder::new(case, dim, expected);
     let mut word = Vec::new();
@@ -512,7 +524,9 @@ fn read_text<R: BufRead>(
             return Err(format_error(path, "line 1", "the dimension is 0"));
         }
         // Each value takes at least two bytes ("0 "): never allocate more than the file can hold.
-        let bound = usize::try_from(file_len / (2 * dim as u64 + 2)).unwrap_or(usize::MAX);
+        // (saturating: the dimension comes from the untrusted header and may be near u64::MAX).
+        let per_row = (dim as u64).saturating_mul(2).saturating_add(2);
+        let bound = usize::try_from(file_len / per_row).unwrap_or(usize::MAX);
         announced = Some(count);
         builder = Some(Builder::new(case, dim, count.min(bound)));
     }
