@@ -2,6 +2,16 @@
 //!
 //! The binary is thin: it parses arguments, reads files through `bias-data` / `bias-core`,
 //! calls the library measures of `bias-metrics`, and prints tables (Markdown), JSON or CSV.
+//!
+//! ```text
+//! bias evaluate --model path/to/bert-base-uncased --dataset crows-pairs --out out/bert_crows.csv
+//! bias reproduce kaneko2022 --models path/to/bert-base-uncased --out out/kaneko2022
+//! ```
+//!
+//! `bias reproduce` takes the five papers by key: `kaneko2022` (Kaneko & Bollegala 2022, AAAI),
+//! `liu2024` (Liu 2024, AAAI), `paraphrase` (Kwon & Mihindukulasooriya 2022, TrustNLP),
+//! `kaneko2023` (Kaneko, Bollegala & Okazaki 2023, EACL) and `schroeder2024` (Schröder, Schulz &
+//! Hammer 2024, IJCNN); full citations in `bias_core::references` (`docs/references.md`).
 
 mod commands;
 mod data_args;

@@ -15,6 +15,17 @@
 //! - [`StudyModel`]: a model a paper's reproduction scores once per data set and reuses;
 //! - [`MaskedLmTrainer`]: sentences in, a fine-tuned model out (bias-controlled experiments).
 //!
+//! The crate implements no measure itself: a [`SentencePair`] is the stereotypical /
+//! anti-stereotypical pair of CrowS-Pairs (Nangia et al. 2020) and StereoSet (Nadeem et al.
+//! 2021), and a [`ScoreTable`] holds what the measures of Kaneko & Bollegala (2022), Liu (2024),
+//! Kwon & Mihindukulasooriya (2022) and Kaneko, Bollegala & Okazaki (2023) are computed from.
+//!
+//! # References
+//!
+//! [`references`] is the bibliography of the whole workspace: the full citation of every paper
+//! the crates implement or cite, under the short keys (`kaneko2022`, `liu2024 Eq. 6`,
+//! `schroeder2024 §3`, …) the documentation uses.
+//!
 //! # Example
 //!
 //! ```
@@ -44,6 +55,9 @@
 //! # Ok::<(), bias_core::CoreError>(())
 //! ```
 #![deny(missing_docs)]
+
+#[doc = include_str!("references.md")]
+pub mod references {}
 
 mod bias_type;
 mod error;

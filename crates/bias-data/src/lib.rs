@@ -9,7 +9,17 @@
 //!   [`counts()`] / [`DatasetStats`]: their counts;
 //! - [`layout`]: where the CrowS-Pairs and StereoSet files sit under a data directory;
 //! - [`labelled`]: texts labelled with a class and one of two groups (`text,class,group` CSV);
-//! - [`wordfreq`]: the English word frequencies of the `wordfreq` package (Speer 2022).
+//! - [`wordfreq`]: the English word frequencies of the `wordfreq` package (Speer 2022);
+//! - [`corpus`]: gendered sentences mined from a text corpus, BUG included, for the
+//!   bias-controlled fine-tuning of Kaneko, Bollegala & Okazaki (2023, key `kaneko2023`, §2);
+//! - [`occupations`]: the occupation words of the template measures (kaneko2023 §3.4, after
+//!   Kurita et al. 2019 and Bolukbasi et al. 2016).
+//!
+//! # Papers
+//!
+//! The data sets are those of Nangia et al. (2020, EMNLP; CrowS-Pairs) and Nadeem et al. (2021,
+//! ACL; StereoSet); the token alignment is the one of Nangia et al.'s code. Full citations in [`bias_core::references`] (also
+//! `docs/references.md` in the repository).
 //!
 //! # Example
 //!

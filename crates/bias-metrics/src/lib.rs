@@ -13,7 +13,16 @@
 //!   McNemar, checked against scipy, scikit-learn and statsmodels.
 //!
 //! Everything is computed in `f64`; degenerate input gets a documented value or a typed error,
-//! never NaN. See `docs/measures.md` for every formula and option.
+//! never NaN. Every formula, option and degenerate case of the workspace's measures is written
+//! out in [`docs`] (the repository's `docs/measures.md`).
+//!
+//! # Papers
+//!
+//! Liu (2024, AAAI; key `liu2024`): the indicator, KLS, JSS, the weighting by bias type and the
+//! PLL score groups. Nangia et al. (2020, EMNLP): CrowS-Pairs and its tie reporting. Nadeem et
+//! al. (2021, ACL): StereoSet's SS, LMS and ICAT. Kaneko & Bollegala (2022, AAAI): the
+//! agreement with human annotation as a ROC AUC ([`stats`]). Full citations in
+//! [`bias_core::references`] (also `docs/references.md` in the repository).
 //!
 //! # Example
 //!
@@ -41,6 +50,9 @@
 //! # Ok::<(), bias_metrics::MetricsError>(())
 //! ```
 #![deny(missing_docs)]
+
+#[doc = include_str!("measures.md")]
+pub mod docs {}
 
 mod error;
 pub mod stats;

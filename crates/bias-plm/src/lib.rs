@@ -20,7 +20,22 @@
 //!   sentence log-likelihoods `ll-sum` and `ll-mean` ([`CausalScorerKind`]) as
 //!   lm-evaluation-harness computes them (Gao et al. 2023/2024), equal to `transformers` to 1e-4;
 //! - [`LanguageModel`]: either family, opened by the `model_type` of a folder and scored through
-//!   one [`LmScorer`] trait object.
+//!   one [`LmScorer`] trait object;
+//! - [`template`]: the template-based score TBS (Kurita et al. 2019) and the he/she probe of
+//!   Kaneko, Bollegala & Okazaki (2023, §3.4); [`controlled`]: one rate of their bias-controlled
+//!   meta-evaluation, a fine-tuned model scored and probed.
+//!
+//! # Papers
+//!
+//! AUL and AULA: Kaneko & Bollegala (2022, AAAI; key `kaneko2022`). CPS: Nangia et al. (2020,
+//! EMNLP). SSS: Nadeem et al. (2021, ACL). PLL: Salazar et al. (2020, ACL). TBS: Kurita et al.
+//! (2019). Bias-controlled fine-tuning: Kaneko, Bollegala & Okazaki (2023, EACL). Full citations
+//! in [`bias_core::references`] (also `docs/references.md` in the repository).
+//!
+//! # Without libtorch
+//!
+//! The `doc-only` feature builds this crate's documentation without libtorch (as docs.rs does,
+//! through `[package.metadata.docs.rs]`); it links nothing and its items cannot run.
 //!
 //! # Example
 //!

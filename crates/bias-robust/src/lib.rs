@@ -1,6 +1,8 @@
-//! How far a bias number can be trusted: sub-sampling robustness (liu2024), paraphrase
-//! agreement, agreement with human annotation (kaneko2022) and test–retest reliability
-//! (schroeder2024).
+//! How far a bias number can be trusted: sub-sampling robustness (Liu 2024), paraphrase
+//! agreement (Kwon & Mihindukulasooriya 2022), agreement with human annotation (Kaneko &
+//! Bollegala 2022), bias-controlled meta-evaluation (Kaneko, Bollegala & Okazaki 2023) and
+//! test–retest reliability (Schröder, Schulz & Hammer 2024), and the reproduction of the five
+//! papers' tables and figures from these pieces.
 //!
 //! Every analysis works on [`bias_core::ScoreTable`]s and the core traits, never on a model
 //! directly, so it applies to any model a user can score (no libtorch here):
@@ -9,14 +11,25 @@
 //!   Robustness Study), one study per scorer: spread of each measure per rate, whether the order
 //!   of the models by the mean over the draws is the full-data order (Fig. 5), the share of
 //!   single draws keeping it, Table 5;
-//! - [`paraphrase_agreement`]: MDIFF, MBIAS, MAGREEMENT, MPER_AGREE and the near-tie band;
+//! - [`paraphrase_agreement`]: MDIFF, MBIAS, MAGREEMENT, MPER_AGREE and the near-tie band
+//!   (paraphrase2022 §2), with [`paraphrase::crows_pairs_first100`], a paraphrase set of the
+//!   first 100 CrowS-Pairs pairs rebuilt on that paper's protocol;
 //! - [`human_agreement`], [`advantaged_split`]: kaneko2022's agreement with the CrowS-Pairs
 //!   annotations (ROC AUC) and Table 3;
 //! - [`frequency_rank`]: kaneko2022 Table 2, the frequency ranks of the group words;
 //! - [`retest_study`]: test–retest reliability of embedding measures (schroeder2024 §4.1.3),
 //!   WEAT re-sorted per subset ([`WeatSplit`]), and [`title_context_study`] (titles vs bios, §5.3);
 //! - [`correlate_measures`]: Pearson correlation and mutual information between measures;
-//! - [`figures`] and [`report`]: PNG/SVG figures and a self-contained HTML report.
+//! - [`controlled`]: kaneko2023's bias-controlled fine-tuning sets and the rank correlation of
+//!   a measure with the rate of bias (the fine-tuning itself is `bias_plm::MlmTrainer`, or any
+//!   [`bias_core::MaskedLmTrainer`]);
+//! - [`figures`] and [`report`]: PNG/SVG figures and a self-contained HTML report;
+//! - [`reproduce`]: every table and figure of the five papers from score tables and study
+//!   models (what `bias reproduce PAPER` runs).
+//!
+//! Papers are cited by key (`liu2024`, `kaneko2022`, `paraphrase2022`, `kaneko2023`,
+//! `schroeder2024`) with their own section, equation, table and figure numbers; the full
+//! citations are in [`bias_core::references`] (also `docs/references.md` in the repository).
 //!
 //! # Example
 //!

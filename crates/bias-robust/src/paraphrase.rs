@@ -1,7 +1,9 @@
 //! Paraphrase robustness of pseudo-log-likelihood bias scores.
 //!
-//! After *"Robustness of pseudo-log-likelihood bias measures under paraphrase"* (§2.1): the first
-//! 100 CrowS-Pairs examples (Nangia et al. 2020) were each paraphrased 3 to 5 times by hand,
+//! After Kwon & Mihindukulasooriya (2022), *An Empirical Study on Pseudo-log-likelihood Bias
+//! Measures for Masked Language Models Using Paraphrased Sentences* (TrustNLP 2022; key
+//! `paraphrase2022`, the "paraphrase-robustness study" below; full citation in
+//! [`bias_core::references`]), §2.1: the first 100 CrowS-Pairs examples (Nangia et al. 2020) were each paraphrased 3 to 5 times by hand,
 //! rewriting only the phrase that states the stereotype and keeping the words that name the
 //! protected attribute, and every pair was scored by five masked language models. This crate
 //! ships such a set, written for it on the paper's protocol: [`crows_pairs_first100`]. For one
