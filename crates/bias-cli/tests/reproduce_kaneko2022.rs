@@ -4,6 +4,7 @@
 //! tables, the equal-subtoken counts against `scripts/fixtures/kaneko2022_equal_subtokens.py`,
 //! Table 2 against `scripts/fixtures/kaneko2022_table2.py`).
 
+use approx::assert_relative_eq;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -66,13 +67,6 @@ fn eq6(scores: &Scores, scorer: &str, ids: &[String], direction: Option<&str>) -
         }
     }
     100.0 * k as f64 / total as f64
-}
-
-fn close(a: f64, b: f64, what: &str) {
-    assert!(
-        (a - b).abs() <= 1e-9 * b.abs().max(1.0),
-        "{what}: {a} vs {b}"
-    );
 }
 
 fn cell(table: &Value, model: &str, column: &str) -> Value {
@@ -174,10 +168,11 @@ fn reproduce_kaneko2022_on_fixture_models() {
             (&ss, &ss_ids, "aula", "AULA (SS)"),
         ] {
             let got = cell(&t5, model, column).as_f64().unwrap();
-            close(
+            assert_relative_eq!(
                 got,
                 eq6(scores, scorer, ids, None),
-                &format!("{model} {column}"),
+                epsilon = 1e-9,
+                max_relative = 1e-9
             );
         }
 
@@ -195,12 +190,13 @@ fn reproduce_kaneko2022_on_fixture_models() {
                     .as_f64()
                     .unwrap()
             };
-            close(get("Adv"), adv, &format!("{model} {label} Adv"));
-            close(get("Dis"), dis, &format!("{model} {label} Dis"));
-            close(
+            assert_relative_eq!(get("Adv"), adv, epsilon = 1e-9, max_relative = 1e-9);
+            assert_relative_eq!(get("Dis"), dis, epsilon = 1e-9, max_relative = 1e-9);
+            assert_relative_eq!(
                 get("|Diff|"),
                 (adv - dis).abs(),
-                &format!("{model} {label} Diff"),
+                epsilon = 1e-9,
+                max_relative = 1e-9
             );
         }
 
@@ -227,10 +223,11 @@ fn reproduce_kaneko2022_on_fixture_models() {
                 .iter()
                 .find(|r| r["MLM"] == model && r["scorer"] == label)
                 .unwrap();
-            close(
+            assert_relative_eq!(
                 row["AUC"].as_f64().unwrap(),
                 auc,
-                &format!("{model} {label} AUC"),
+                epsilon = 1e-9,
+                max_relative = 1e-9
             );
             assert_eq!(row["biased"].as_u64().unwrap() as usize, pos.len());
         }
@@ -353,10 +350,11 @@ fn human_label_rule_flag() {
         let v = run(rule);
         assert_eq!(v[0]["biased"].as_u64().unwrap(), biased, "{rule:?}");
         assert_eq!(labels.iter().filter(|&&b| b).count() as u64, biased);
-        close(
+        assert_relative_eq!(
             v[0]["auc"].as_f64().unwrap(),
             mann_whitney_auc(&diffs, &labels),
-            "AUC",
+            epsilon = 1e-9,
+            max_relative = 1e-9
         );
     }
 }
@@ -437,15 +435,17 @@ fn kaneko2022_options_change_the_numbers() {
     let t5 = |dir: &Path| read_json(&dir.join("table-5.json"));
     for (scorer, column) in [("aul", "AUL (CP)"), ("cps", "CPS"), ("aula", "AULA (CP)")] {
         let k = stereo(scorer, &[0, 1, 2, 3, 4, 5]);
-        close(
+        assert_relative_eq!(
             cell(&t5(&paper), "bert", column).as_f64().unwrap(),
             100.0 * k / 6.0,
-            column,
+            epsilon = 1e-9,
+            max_relative = 1e-9
         );
-        close(
+        assert_relative_eq!(
             cell(&t5(&scored), "bert", column).as_f64().unwrap(),
             100.0 * k / 5.0,
-            column,
+            epsilon = 1e-9,
+            max_relative = 1e-9
         );
     }
     let notes = t5(&paper)["table"]["notes"].to_string();
@@ -456,15 +456,17 @@ fn kaneko2022_options_change_the_numbers() {
     // Table 3, Dis (the stereo pairs 0, 1, 2, 3, 5) under AUL.
     let k = stereo("aul", &[0, 1, 2, 3, 5]);
     let t3 = |dir: &Path| read_json(&dir.join("table-3.json"));
-    close(
+    assert_relative_eq!(
         cell(&t3(&paper), "bert", "AUL (CP) Dis").as_f64().unwrap(),
         100.0 * k / 5.0,
-        "Dis",
+        epsilon = 1e-9,
+        max_relative = 1e-9
     );
-    close(
+    assert_relative_eq!(
         cell(&t3(&scored), "bert", "AUL (CP) Dis").as_f64().unwrap(),
         100.0 * k / 4.0,
-        "Dis",
+        epsilon = 1e-9,
+        max_relative = 1e-9
     );
     // Figure 1: AUL scores pairs 1-5; biased under the paper's rule 2, 3, 5; with any, also 4.
     let biased = |dir: &Path| {
@@ -548,10 +550,20 @@ fn evaluate_indicator_n_flag() {
     for (scorer, n_scored) in [("aul", 9u64), ("sss", 8)] {
         let (n, v) = indicator(&paper, scorer);
         assert_eq!(n, 10, "{scorer}");
-        close(v, 100.0 * k(scorer) / 10.0, scorer);
+        assert_relative_eq!(
+            v,
+            100.0 * k(scorer) / 10.0,
+            epsilon = 1e-9,
+            max_relative = 1e-9
+        );
         let (n, v) = indicator(&scored, scorer);
         assert_eq!(n, n_scored, "{scorer}");
-        close(v, 100.0 * k(scorer) / n_scored as f64, scorer);
+        assert_relative_eq!(
+            v,
+            100.0 * k(scorer) / n_scored as f64,
+            epsilon = 1e-9,
+            max_relative = 1e-9
+        );
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }

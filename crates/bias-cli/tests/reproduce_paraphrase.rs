@@ -5,6 +5,7 @@
 //! with `transformers` alone, `fixtures/paraphrase/reproduction.json`), with a recount of the
 //! score tables, and with a count of the shipped CSV.
 
+use approx::assert_abs_diff_eq;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -26,12 +27,10 @@ fn rows(dir: &Path, id: &str) -> Vec<Value> {
         .clone()
 }
 
-/// Two MDIFFs agree: within 2e-5 of the sentences' summed log-probabilities `scale` (libtorch
-/// and transformers round their float32 logits differently; a difference of two sums of about
-/// −40 carries their rounding, not its own).
-fn close(a: f64, b: f64, scale: f64) -> bool {
-    (a - b).abs() <= 2e-5 * scale.max(1.0)
-}
+/// Two MDIFFs agree within `2e-5 · max(1, scale)`, `scale` being the sentences' summed
+/// log-probabilities (libtorch and transformers round their float32 logits differently; a
+/// difference of two sums of about −40 carries their rounding, not its own).
+const MDIFF_TOL: f64 = 2e-5;
 
 #[test]
 fn every_table_and_figure_is_written_and_agrees_with_transformers() {
@@ -122,12 +121,7 @@ fn every_table_and_figure_is_written_and_agrees_with_transformers() {
                 .unwrap();
             let s = r.score_stereo.abs() + r.score_anti.abs();
             scale.insert((model, r.pair_id.clone()), s);
-            assert!(
-                close(r.difference(), theirs, s),
-                "{model} {}: {} vs {theirs}",
-                r.pair_id,
-                r.difference()
-            );
+            assert_abs_diff_eq!(r.difference(), theirs, epsilon = MDIFF_TOL * s.max(1.0));
         }
     }
     // Table 2: the MDIFF of pairs 3, 3-p1, 3-p2 against transformers' CPS.
@@ -144,7 +138,7 @@ fn every_table_and_figure_is_written_and_agrees_with_transformers() {
             let ours = row[word].as_f64().unwrap();
             let theirs = fixture["models"][model]["table_2"][word].as_f64().unwrap();
             let s = scale[&(model, id.to_owned())];
-            assert!(close(ours, theirs, s), "{model} {word}: {ours} vs {theirs}");
+            assert_abs_diff_eq!(ours, theirs, epsilon = MDIFF_TOL * s.max(1.0));
         }
     }
     // The verdicts are far from ties, so the counts below cannot flip with float rounding.

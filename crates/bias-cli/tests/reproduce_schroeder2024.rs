@@ -5,6 +5,7 @@
 //! paper's counts, Figure 1's r is recomputed by hand from the per-sample file, and Table 3
 //! follows the 1-SD rule (two models never deviate by more than one SD).
 
+use approx::assert_relative_eq;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -35,13 +36,6 @@ fn csv_rows(path: &Path) -> Vec<BTreeMap<String, String>> {
                 .collect()
         })
         .collect()
-}
-
-fn close(a: f64, b: f64, what: &str) {
-    assert!(
-        (a - b).abs() <= 1e-4 * a.abs().max(1.0),
-        "{what}: {a} vs {b}"
-    );
 }
 
 fn pearson(x: &[f64], y: &[f64]) -> f64 {
@@ -141,18 +135,25 @@ fn every_table_and_figure_is_listed_and_the_scores_match_the_authors_procedure()
             continue;
         }
         assert_eq!(r["pairs"], t["pairs"].as_array().unwrap().len().to_string());
-        close(
-            r["SAME"].parse().unwrap(),
+        assert_relative_eq!(
+            r["SAME"].parse::<f64>().unwrap(),
             t["same"].as_f64().unwrap(),
-            "SAME",
+            epsilon = 1e-4,
+            max_relative = 1e-4
         );
-        close(
-            r["DirectBias"].parse().unwrap(),
+        assert_relative_eq!(
+            r["DirectBias"].parse::<f64>().unwrap(),
             t["direct_bias"].as_f64().unwrap(),
-            "DirectBias",
+            epsilon = 1e-4,
+            max_relative = 1e-4
         );
         match t["weat"].as_f64() {
-            Some(w) => close(r["WEAT"].parse().unwrap(), w, "WEAT"),
+            Some(w) => assert_relative_eq!(
+                r["WEAT"].parse::<f64>().unwrap(),
+                w,
+                epsilon = 1e-4,
+                max_relative = 1e-4
+            ),
             None => assert_eq!(r["WEAT"], "–"),
         }
         compared += 1;
@@ -171,7 +172,12 @@ fn every_table_and_figure_is_listed_and_the_scores_match_the_authors_procedure()
             .unwrap();
         for k in ["same", "direct_bias"] {
             let want = t["samples"][k][i].as_f64().unwrap();
-            close(s[k].parse().unwrap(), want, k);
+            assert_relative_eq!(
+                s[k].parse::<f64>().unwrap(),
+                want,
+                epsilon = 1e-4,
+                max_relative = 1e-4
+            );
         }
     }
 
@@ -191,7 +197,12 @@ fn every_table_and_figure_is_listed_and_the_scores_match_the_authors_procedure()
             .iter()
             .map(|s| s["pll_difference"].parse().unwrap())
             .collect();
-        close(f["r"].parse().unwrap(), pearson(&x, &y), "figure-1 r");
+        assert_relative_eq!(
+            f["r"].parse::<f64>().unwrap(),
+            pearson(&x, &y),
+            epsilon = 1e-4,
+            max_relative = 1e-4
+        );
     }
     // CPS bias: the percentage of kept pairs with a positive PLL difference.
     for r in agg.iter().filter(|r| r["SAME"] != "–") {
@@ -201,7 +212,12 @@ fn every_table_and_figure_is_listed_and_the_scores_match_the_authors_procedure()
             .map(|s| s["pll_difference"].parse().unwrap())
             .collect();
         let pct = 100.0 * d.iter().filter(|v| **v > 0.0).count() as f64 / d.len() as f64;
-        close(r["CPS bias (%)"].parse().unwrap(), pct, "CPS bias");
+        assert_relative_eq!(
+            r["CPS bias (%)"].parse::<f64>().unwrap(),
+            pct,
+            epsilon = 1e-4,
+            max_relative = 1e-4
+        );
     }
     // Table 3: with two models each deviates by exactly one SD, so none is selected.
     for r in csv_rows(&out.join("table-3.csv")) {
