@@ -4,6 +4,7 @@
 //! one sequence per forward pass; and the token alignment against difflib's opcodes.
 //! CrowS-Pairs and StereoSet sentences are read from `data/` by id.
 
+use approx::assert_abs_diff_eq;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -122,16 +123,6 @@ fn score_all(arch: &str, batch: BatchOptions, sss: SssAverage) -> (Value, Vec<Pa
     (fixture, outcomes)
 }
 
-fn close(arch: &str, what: &str, id: &Value, got: f64, want: &Value) {
-    let want = want
-        .as_f64()
-        .unwrap_or_else(|| panic!("{arch} {id} {what}: no reference"));
-    assert!(
-        (got - want).abs() <= TOL,
-        "{arch} pair {id} {what}: rust {got} vs transformers {want}"
-    );
-}
-
 /// Positions where a correct-prediction count rests on a near tie between the token and the
 /// runner-up (fixtures/plm/argmax_near_ties.json, scripts/fixtures/argmax_near_ties.py: gap
 /// under 1e-4 in `transformers`): there another CPU's kernels may rank the two the other way,
@@ -189,29 +180,27 @@ fn check(arch: &str, fixture: &Value, outcomes: &[PairOutcome], sss: SssAverage)
                 ties.get(&key).copied().unwrap_or(0)
             };
             let aul = pick(get(ScorerKind::Aul).unwrap());
-            close(arch, "aul", id, aul.score, &r["aul"]);
+            assert_abs_diff_eq!(aul.score, r["aul"].as_f64().unwrap(), epsilon = TOL);
             count(
                 aul.correct_predictions,
                 &r["aul_correct"],
                 slack("aul"),
                 &format!("{arch} {id} {name} aul"),
             );
-            close(
-                arch,
-                "aula",
-                id,
+            assert_abs_diff_eq!(
                 pick(get(ScorerKind::Aula).unwrap()).score,
-                &r["aula"],
+                r["aula"].as_f64().unwrap(),
+                epsilon = TOL
             );
             let cps = pick(get(ScorerKind::Cps).unwrap());
-            close(arch, "cps", id, cps.score, &r["cps"]["sum"]);
+            assert_abs_diff_eq!(cps.score, r["cps"]["sum"].as_f64().unwrap(), epsilon = TOL);
             assert_eq!(
                 cps.scored_tokens,
                 r["cps"]["positions"].as_array().unwrap().len(),
                 "{arch} {id} cps positions"
             );
             let pll = pick(get(ScorerKind::Pll).unwrap());
-            close(arch, "pll", id, pll.score, &r["pll"]["sum"]);
+            assert_abs_diff_eq!(pll.score, r["pll"]["sum"].as_f64().unwrap(), epsilon = TOL);
             count(
                 pll.correct_predictions,
                 &r["pll"]["correct"],
@@ -219,14 +208,22 @@ fn check(arch: &str, fixture: &Value, outcomes: &[PairOutcome], sss: SssAverage)
                 &format!("{arch} {id} {name} pll"),
             );
             let all = pick(get(ScorerKind::AllMasked).unwrap());
-            close(arch, "all-masked", id, all.score, &r["all_masked"]["mean"]);
+            assert_abs_diff_eq!(
+                all.score,
+                r["all_masked"]["mean"].as_f64().unwrap(),
+                epsilon = TOL
+            );
             match get(ScorerKind::Sss) {
                 Some(s) => {
                     let key = match sss {
                         SssAverage::Diagonal => "mean",
                         SssAverage::Matrix => "kaneko_mean",
                     };
-                    close(arch, "sss", id, pick(s).score, &r["sss"][key]);
+                    assert_abs_diff_eq!(
+                        pick(s).score,
+                        r["sss"][key].as_f64().unwrap(),
+                        epsilon = TOL
+                    );
                     count(
                         pick(s).correct_predictions,
                         &r["sss"]["correct"],
