@@ -58,8 +58,9 @@ pub enum Paper {
     /// Liu et al. (2024), "Robust evaluation measures for evaluating social biases in masked
     /// language models", AAAI: KLS, JSS.
     Liu2024,
-    /// The empirical study of log-likelihood MLM scoring under paraphrase (whether a pair's
-    /// verdict survives rewording): MDIFF, MBIAS, MAGREEMENT, MPER_AGREE.
+    /// Kwon & Mihindukulasooriya (2022), "An empirical study on pseudo-log-likelihood bias
+    /// measures for masked language models using paraphrased sentences", TrustNLP: MDIFF, MBIAS,
+    /// MAGREEMENT, MPER_AGREE.
     Paraphrase,
     /// Kaneko, Bollegala & Okazaki (2023), "Comparing intrinsic gender bias evaluation measures
     /// without using human annotated examples", EACL: bias-controlled meta-evaluation.
@@ -96,7 +97,7 @@ impl Paper {
         match self {
             Paper::Kaneko2022 => "Kaneko & Bollegala (2022)",
             Paper::Liu2024 => "Liu et al. (2024)",
-            Paper::Paraphrase => "the paraphrase-robustness study of PLL bias scores",
+            Paper::Paraphrase => "Kwon & Mihindukulasooriya (2022)",
             Paper::Kaneko2023 => "Kaneko, Bollegala & Okazaki (2023)",
             Paper::Schroeder2024 => "Schröder, Schulz & Hammer (2024)",
         }
