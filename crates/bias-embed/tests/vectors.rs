@@ -1,5 +1,6 @@
 //! Word-vector loading, saving, lookups and the `Embedder` implementation.
 
+use approx::abs_diff_eq;
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -508,7 +509,7 @@ fn real_bolukbasi_vectors() {
     // The vectors are unit-normalised.
     let he = v.get("he").unwrap();
     let norm = he.dot(&he).sqrt();
-    assert!((norm - 1.0).abs() < 1e-3, "‖he‖ = {norm}");
+    assert!(abs_diff_eq!(norm, 1.0, epsilon = 1e-3), "‖he‖ = {norm}");
 }
 
 /// Deterministic value of row `i`, column `j` of the generated file.

@@ -1,6 +1,7 @@
 //! KLS / JSS on Gaussians: test vectors of Liu et al. (2024)'s closed form, and the true Jensen–Shannon divergence
 //! checked against an independent computation.
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use bias_metrics::{jensen_shannon_bits, jss, jss_authors, jss_paper, kls, Gaussian, JssVariant};
 
 fn g(m: f64, s: f64) -> Gaussian {
@@ -23,17 +24,17 @@ fn reference_vectors() {
     for ((mp, sp, ma, sa), want_kls, want_jss) in VECTORS {
         let (p, a) = (g(mp, sp), g(ma, sa));
         assert!(
-            (kls(&p, &a) - want_kls).abs() < 1e-6,
+            abs_diff_eq!(kls(&p, &a), want_kls, epsilon = 1e-6),
             "KLS {mp} {sp} {ma} {sa}"
         );
         assert!(
-            (jss_authors(&p, &a) - want_jss).abs() < 1e-6,
+            abs_diff_eq!(jss_authors(&p, &a), want_jss, epsilon = 1e-6),
             "JSS {mp} {sp} {ma} {sa}"
         );
         assert_eq!(jss(&p, &a, JssVariant::AuthorsCode), jss_authors(&p, &a));
         // Both are symmetric in (P, A).
-        assert!((kls(&a, &p) - want_kls).abs() < 1e-6);
-        assert!((jss_authors(&a, &p) - want_jss).abs() < 1e-6);
+        assert_abs_diff_eq!(kls(&a, &p), want_kls, epsilon = 1e-6);
+        assert_abs_diff_eq!(jss_authors(&a, &p), want_jss, epsilon = 1e-6);
     }
 }
 
@@ -77,7 +78,10 @@ fn true_jsd_matches_entropy_form() {
         let hi = (p.0 + 14.0 * p.1).max(a.0 + 14.0 * a.1);
         let want = jsd_bits_by_entropy(p, a, lo, hi);
         let got = jensen_shannon_bits(&g(p.0, p.1), &g(a.0, a.1));
-        assert!((got - want).abs() < 1e-9, "{p:?} {a:?}: {got} vs {want}");
+        assert!(
+            abs_diff_eq!(got, want, epsilon = 1e-9),
+            "{p:?} {a:?}: {got} vs {want}"
+        );
     }
 }
 
@@ -88,10 +92,15 @@ fn true_jsd_invariants() {
     // Symmetric, in [0, 1].
     let (p, a) = (g(-1.0, 0.4), g(0.5, 1.3));
     let (x, y) = (jensen_shannon_bits(&p, &a), jensen_shannon_bits(&a, &p));
-    assert!((x - y).abs() < 1e-14 && (0.0..=1.0).contains(&x));
+    assert_abs_diff_eq!(x, y, epsilon = 1e-14);
+    assert!((0.0..=1.0).contains(&x));
     // Far-apart means: the supports are numerically disjoint, JS → 1 bit (the overlap at
     // d = 60σ is of order exp(−450)).
-    assert!((jensen_shannon_bits(&g(0.0, 1.0), &g(60.0, 1.0)) - 1.0).abs() < 1e-12);
+    assert_abs_diff_eq!(
+        jensen_shannon_bits(&g(0.0, 1.0), &g(60.0, 1.0)),
+        1.0,
+        epsilon = 1e-12
+    );
     // Monotone in the shift for equal σ.
     let mut prev = 0.0;
     for d in [0.1, 0.5, 1.0, 2.0, 4.0, 8.0] {
@@ -115,11 +124,15 @@ fn paper_text_jss_uses_eq9_with_bits() {
     // Equal σ: Δσ = 0, JSS = 100·(1 − JS).
     let (p, a) = (g(0.0, 1.0), g(1.0, 1.0));
     let js = jsd_bits_by_entropy((0.0, 1.0), (1.0, 1.0), -14.0, 15.0);
-    assert!((jss_paper(&p, &a) - 100.0 * (1.0 - js)).abs() < 1e-7);
+    assert_abs_diff_eq!(jss_paper(&p, &a), 100.0 * (1.0 - js), epsilon = 1e-7);
     // Δσ = 1: divided by 2.
     let (p, a) = (g(0.0, 1.0), g(0.0, 2.0));
     let js = jsd_bits_by_entropy((0.0, 1.0), (0.0, 2.0), -28.0, 28.0);
-    assert!((jss(&p, &a, JssVariant::PaperText) - 100.0 * (1.0 - js) / 2.0).abs() < 1e-7);
+    assert_abs_diff_eq!(
+        jss(&p, &a, JssVariant::PaperText),
+        100.0 * (1.0 - js) / 2.0,
+        epsilon = 1e-7
+    );
     // Identical: 100.
     assert_eq!(jss_paper(&p, &p), 100.0);
 }
@@ -149,7 +162,7 @@ fn degenerate_gaussians_never_nan() {
     assert_eq!(kls(&zero, &zero2), 50.0);
     assert_eq!(kls(&one, &one), 50.0);
     // Authors' JSS, one σ = 0: J' → 0, C = 0.5 → 100/1.5.
-    assert!((jss_authors(&zero, &one) - 100.0 / 1.5).abs() < 1e-12);
+    assert_abs_diff_eq!(jss_authors(&zero, &one), 100.0 / 1.5, epsilon = 1e-12);
     // ... and that is the limit of the formula as σ → 0, approached slowly (J grows like
     // ln(1/σ)/2, so 1 − J' = 1 − 1/J): increasing towards 100/1.5 from below.
     let mut prev = 0.0;

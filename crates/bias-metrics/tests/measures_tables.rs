@@ -1,6 +1,7 @@
 //! Indicator, KLS, JSS, weighting and the Table 4 analysis on small hand-computed score tables,
 //! through the `BiasMeasure` trait.
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use bias_core::{BiasMeasure, BiasType, Direction, ScoreRow, ScoreTable};
 use bias_metrics::{
     score_group_analysis, weighted_by_type, Aggregation, DistributionOptions, Indicator,
@@ -49,11 +50,11 @@ fn indicator_by_hand() {
     assert_eq!(m.no_bias, 50.0);
     assert_eq!(m.n, 6);
     assert_eq!(m.measure, "indicator");
-    assert!((m.by_type[&Gender].value - 100.0 / 3.0).abs() < 1e-12);
+    assert_abs_diff_eq!(m.by_type[&Gender].value, 100.0 / 3.0, epsilon = 1e-12);
     assert_eq!(m.by_type[&Gender].n, 3);
-    assert!((m.by_type[&Age].value - 200.0 / 3.0).abs() < 1e-12);
+    assert_abs_diff_eq!(m.by_type[&Age].value, 200.0 / 3.0, epsilon = 1e-12);
     // The overall indicator equals the n_k/N-weighted per-type values.
-    assert!((weighted_by_type(&m.by_type).unwrap() - 50.0).abs() < 1e-12);
+    assert_abs_diff_eq!(weighted_by_type(&m.by_type).unwrap(), 50.0, epsilon = 1e-12);
 }
 
 #[test]
@@ -67,7 +68,7 @@ fn indicator_nangia_report() {
     assert_eq!((r.stereotypical, r.ties), (3, 1));
     let n = r.nangia.unwrap();
     assert_eq!(n.neutral, 1);
-    assert!((n.neutral_percent - 100.0 / 6.0).abs() < 1e-12);
+    assert_abs_diff_eq!(n.neutral_percent, 100.0 / 6.0, epsilon = 1e-12);
     // Non-tied stereo rows 1, 2, 5, 6; stereo wins in 1 and 6 → 50.
     assert_eq!(n.n_stereo, 4);
     assert_eq!(n.stereo_score, Some(50.0));
@@ -128,14 +129,14 @@ fn kls_by_hand_through_the_trait() {
     let m = Kls::default().measure(&distribution_table()).unwrap();
     assert_eq!((m.measure.as_str(), m.no_bias, m.n), ("kls", 50.0, 5));
     // gender: equal σ → 50.
-    assert!((m.by_type[&Gender].value - 50.0).abs() < 1e-12);
+    assert_abs_diff_eq!(m.by_type[&Gender].value, 50.0, epsilon = 1e-12);
     // age: KL(P‖A) = ln(1/2) + 4/2 − 1/2 = 1.5 − ln 2; KL(A‖P) = ln 2 + 1/8 − 1/2 = ln 2 − 0.375;
     // sum 1.125.
     let age = 100.0 * (1.5 - LN2) / 1.125;
-    assert!((m.by_type[&Age].value - age).abs() < 1e-10);
+    assert_abs_diff_eq!(m.by_type[&Age].value, age, epsilon = 1e-10);
     // Eq. 10: (2·50 + 3·age)/5.
     let want = (2.0 * 50.0 + 3.0 * age) / 5.0;
-    assert!((m.value - want).abs() < 1e-10);
+    assert_abs_diff_eq!(m.value, want, epsilon = 1e-10);
     // Rounded like the authors.
     let r = Kls::new(DistributionOptions {
         rounding: Rounding::Decimals(2),
@@ -162,9 +163,13 @@ fn kls_pooled_by_hand() {
     })
     .measure(&distribution_table())
     .unwrap();
-    assert!((m.value - want).abs() < 1e-9, "{} vs {want}", m.value);
+    assert!(
+        abs_diff_eq!(m.value, want, epsilon = 1e-9),
+        "{} vs {want}",
+        m.value
+    );
     // Per-type values are still the within-type ones.
-    assert!((m.by_type[&Gender].value - 50.0).abs() < 1e-12);
+    assert_abs_diff_eq!(m.by_type[&Gender].value, 50.0, epsilon = 1e-12);
 }
 
 #[test]
@@ -172,12 +177,12 @@ fn jss_by_hand_through_the_trait() {
     let m = Jss::default().measure(&distribution_table()).unwrap();
     assert_eq!((m.measure.as_str(), m.no_bias), ("jss", 100.0));
     // gender: σ_M = √2, J = KL(P‖M) = KL(A‖M) = 0.5²/(2·2) = 0.0625; C = 0 → 93.75.
-    assert!((m.by_type[&Gender].value - 93.75).abs() < 1e-10);
+    assert_abs_diff_eq!(m.by_type[&Gender].value, 93.75, epsilon = 1e-10);
     // age: σ_M² = 2.5; KL(P‖M) = ½ln 2.5 − ln 2 + 4/5 − ½, KL(A‖M) = ½ln 2.5 + 1/5 − ½;
     // J = ½ ln 1.25; C = 1 → C' = 1: JSS = 100(1 − ½ ln 1.25)/2.
     let age = 100.0 * (1.0 - 0.5 * 1.25f64.ln()) / 2.0;
-    assert!((m.by_type[&Age].value - age).abs() < 1e-10);
-    assert!((m.value - (2.0 * 93.75 + 3.0 * age) / 5.0).abs() < 1e-10);
+    assert_abs_diff_eq!(m.by_type[&Age].value, age, epsilon = 1e-10);
+    assert_abs_diff_eq!(m.value, (2.0 * 93.75 + 3.0 * age) / 5.0, epsilon = 1e-10);
 
     // Paper-text variant: within [0, 100], named differently, gender (equal σ, shift 1/√2 σ)
     // is 100·(1 − JS) with JS well below 1 bit.
@@ -233,7 +238,7 @@ fn degenerate_tables() {
     let full = Kls::default().measure(&distribution_table()).unwrap();
     assert_eq!(m.n, 5);
     assert!(!m.by_type.contains_key(&BiasType::Religion));
-    assert!((m.value - full.value).abs() < 1e-12);
+    assert_abs_diff_eq!(m.value, full.value, epsilon = 1e-12);
     // Every type too small even when skipping: an error, not NaN.
     let one = ScoreTable::new(vec![row(1, Gender, Stereo, -1.0, -2.0)]);
     assert!(Kls::new(skip).measure(&one).is_err());
@@ -247,7 +252,7 @@ fn degenerate_tables() {
     assert_eq!(Kls::default().measure(&flat_anti).unwrap().value, 100.0);
     // σ_st = √2, σ_at = 0: authors' JSS limit 100/(1 + C'), C = √2 > 1 → C' = 1/√2.
     let v = Jss::default().measure(&flat_anti).unwrap().value;
-    assert!((v - 100.0 / (1.0 + 1.0 / 2f64.sqrt())).abs() < 1e-10);
+    assert_abs_diff_eq!(v, 100.0 / (1.0 + 1.0 / 2f64.sqrt()), epsilon = 1e-10);
     let paper = Jss::new(JssVariant::PaperText, DistributionOptions::default());
     assert_eq!(paper.measure(&flat_anti).unwrap().value, 0.0);
     let flat_both = ScoreTable::new(vec![
@@ -277,9 +282,9 @@ fn score_groups_table4_values() {
     let a = score_group_analysis(&t).unwrap();
     let st = a.stereotype_group.unwrap();
     let at = a.anti_stereotype_group.unwrap();
-    assert!((st.abs_delta - 0.1125).abs() < 1e-12);
-    assert!((at.abs_delta - 0.0933).abs() < 1e-12);
-    assert!((a.delta_difference - 0.0192).abs() < 1e-12);
+    assert_abs_diff_eq!(st.abs_delta, 0.1125, epsilon = 1e-12);
+    assert_abs_diff_eq!(at.abs_delta, 0.0933, epsilon = 1e-12);
+    assert_abs_diff_eq!(a.delta_difference, 0.0192, epsilon = 1e-12);
     assert_eq!((st.mean_stereo, at.mean_anti), (-0.5449, -0.5416));
 }
 
@@ -298,12 +303,20 @@ fn score_groups_worked_example() {
     let a = score_group_analysis(&t).unwrap();
     assert_eq!(a.n, 4);
     assert_eq!(a.stereotype_group.unwrap().n, 2);
-    assert!((a.stereotype_group.unwrap().abs_delta - 0.7).abs() < 1e-12);
-    assert!((a.anti_stereotype_group.unwrap().abs_delta - 0.1).abs() < 1e-12);
-    assert!((a.delta_difference - 0.6).abs() < 1e-12);
+    assert_abs_diff_eq!(a.stereotype_group.unwrap().abs_delta, 0.7, epsilon = 1e-12);
+    assert_abs_diff_eq!(
+        a.anti_stereotype_group.unwrap().abs_delta,
+        0.1,
+        epsilon = 1e-12
+    );
+    assert_abs_diff_eq!(a.delta_difference, 0.6, epsilon = 1e-12);
     // Serialises.
     let json = serde_json::to_value(a).unwrap();
-    assert!((json["delta_difference"].as_f64().unwrap() - 0.6).abs() < 1e-12);
+    assert_abs_diff_eq!(
+        json["delta_difference"].as_f64().unwrap(),
+        0.6,
+        epsilon = 1e-12
+    );
 }
 
 #[test]
@@ -318,7 +331,7 @@ fn score_groups_ties_empty_groups_and_shift() {
     assert!(a.stereotype_group.is_none());
     let at = a.anti_stereotype_group.unwrap();
     assert_eq!(at.n, 2);
-    assert!((at.abs_delta - 0.25).abs() < 1e-15);
+    assert_abs_diff_eq!(at.abs_delta, 0.25, epsilon = 1e-15);
     assert!((a.delta_difference + 0.25).abs() < 1e-15);
     assert!(score_group_analysis(&ScoreTable::default()).is_err());
     // Table 5, BERT at 30 %: 0.0413 against the original 0.0192 → Δ_sp = +0.0221 (↑).
@@ -329,5 +342,5 @@ fn score_groups_ties_empty_groups_and_shift() {
     .unwrap();
     let sampled =
         score_group_analysis(&ScoreTable::new(vec![row(1, Gender, Stereo, 0.0413, 0.0)])).unwrap();
-    assert!((sampled.shift_from(&orig) - 0.0221).abs() < 1e-12);
+    assert_abs_diff_eq!(sampled.shift_from(&orig), 0.0221, epsilon = 1e-12);
 }

@@ -1,6 +1,7 @@
 //! `bias_metrics::stats` against the reference values in `fixtures/stats/*.json`, written by
 //! `scripts/fixtures/stats_cases.py` from scipy, scikit-learn and statsmodels.
 
+use approx::abs_diff_eq;
 use bias_metrics::stats::{
     kendall_tau_b, mcnemar_chi2, mcnemar_exact, mcnemar_table, mutual_info_continuous,
     mutual_info_discrete_continuous, pearson, roc_auc, roc_curve, shapiro_wilk, spearman,
@@ -31,7 +32,7 @@ fn load<C: for<'de> Deserialize<'de>>(text: &str) -> Fixture<C> {
 
 fn assert_stat(label: &str, what: &str, got: f64, want: f64) {
     assert!(
-        (got - want).abs() <= STAT_TOL,
+        abs_diff_eq!(got, want, epsilon = STAT_TOL),
         "{label}: {what} = {got:e}, reference {want:e} (diff {:e})",
         (got - want).abs()
     );

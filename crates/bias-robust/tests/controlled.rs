@@ -4,6 +4,7 @@
 //! The figure tests read the SVG back, as `tests/figures.rs` does, and check that each panel plots
 //! the report's values (drawn with the font embedded in the crate).
 
+use approx::abs_diff_eq;
 use approx::assert_abs_diff_eq;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -779,7 +780,7 @@ impl Axis {
         };
         for &(v, px) in ticks {
             assert!(
-                (axis.px(v) - px).abs() <= 1.0,
+                abs_diff_eq!(axis.px(v), px, epsilon = 1.0),
                 "{what}: tick {v} at {px}: {axis:?}"
             );
         }
@@ -802,7 +803,7 @@ const PX_TOL: f64 = 1.0;
 fn assert_px(got: f64, axis: Axis, value: f64, what: &str) {
     let want = axis.px(value);
     assert!(
-        (got - want).abs() <= PX_TOL,
+        abs_diff_eq!(got, want, epsilon = PX_TOL),
         "{what}: drawn at {got} px, {value} belongs at {want:.1} px (≈ {:.4} drawn; {PX_TOL} px \
          is ± {:.4})",
         axis.value(got),
@@ -1006,7 +1007,7 @@ fn assert_trend_figure(report: &ControlledReport, stem: &Path) -> Vec<Mark> {
             let after = p.title.split("ρ = ").nth(1).unwrap();
             let shown: f64 = after.split([',', ')']).next().unwrap().parse().unwrap();
             assert!(
-                (shown - rho).abs() <= 0.005 + 1e-12,
+                abs_diff_eq!(shown, rho, epsilon = 0.005 + 1e-12),
                 "{}: ρ = {rho}",
                 p.title
             );

@@ -1,5 +1,6 @@
 //! Correlation and mutual information between measures (liu2024 Fig. 4).
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::collections::BTreeMap;
 
 use bias_core::{BiasType, Direction, ScoreRow, ScoreTable};
@@ -34,9 +35,9 @@ fn hand_computed_pearson_on_four_models() {
     assert_eq!(rep.measures, ["A", "B", "C"]);
     assert_eq!(rep.models, ["m1", "m2", "m3", "m4"]);
     let r_ab = 11.0 / 130f64.sqrt();
-    assert!((rep.r[0][1] - r_ab).abs() < 1e-12);
+    assert_abs_diff_eq!(rep.r[0][1], r_ab, epsilon = 1e-12);
     assert_eq!(rep.r[0][1], rep.r[1][0]);
-    assert!((rep.p_value[0][1] - (1.0 - r_ab)).abs() < 1e-9);
+    assert_abs_diff_eq!(rep.p_value[0][1], (1.0 - r_ab), epsilon = 1e-9);
     assert!((rep.r[0][2] + 1.0).abs() < 1e-12);
     assert!(rep.p_value[0][2] < 1e-12);
     for i in 0..3 {
@@ -76,10 +77,10 @@ fn mutual_information_is_symmetric() {
         let xy = correlate_measures(&build(&xs, &ys), &opts).unwrap();
         let yx = correlate_measures(&build(&ys, &xs), &opts).unwrap();
         let (m1, m2) = (xy.mutual_info[0][1].unwrap(), yx.mutual_info[0][1].unwrap());
-        assert!((m1 - m2).abs() < 1e-12, "{m1} vs {m2}");
+        assert!(abs_diff_eq!(m1, m2, epsilon = 1e-12), "{m1} vs {m2}");
         assert_eq!(xy.mutual_info[0][1], xy.mutual_info[1][0]);
         assert!(m1 >= 0.0);
-        assert!((xy.r[0][1] - yx.r[0][1]).abs() < 1e-12);
+        assert_abs_diff_eq!(xy.r[0][1], yx.r[0][1], epsilon = 1e-12);
     }
 }
 
@@ -104,7 +105,11 @@ fn too_few_models_and_bad_tables_are_errors() {
     // Σ dA·dB = 3, Σ dA² = 2, Σ dB² = 26/3 → r = 3 / √(52/3).
     let c = correlate_measures(&three, &ok).unwrap();
     let want = 3.0 / (52.0f64 / 3.0).sqrt();
-    assert!((c.r[0][1] - want).abs() < 1e-12, "{} vs {want}", c.r[0][1]);
+    assert!(
+        abs_diff_eq!(c.r[0][1], want, epsilon = 1e-12),
+        "{} vs {want}",
+        c.r[0][1]
+    );
     // Pearson needs 3 models even with k = 1.
     let k1 = CorrelateOptions {
         k: 1,
@@ -181,7 +186,7 @@ fn pair_score_differences_join_by_pair_id() {
     let c = correlate_pair_scores(&t, "aul", "cps", &CorrelateOptions::default()).unwrap();
     assert_eq!(c.n_pairs, 4);
     assert_eq!((c.unmatched_a, c.unmatched_b), (1, 1));
-    assert!((c.r - 1.0).abs() < 1e-12);
+    assert_abs_diff_eq!(c.r, 1.0, epsilon = 1e-12);
     assert!(c.p_value < 1e-12);
     assert!(correlate_pair_scores(&t, "aul", "aul", &CorrelateOptions::default()).is_err());
     // k = 4 needs 5 joined pairs.

@@ -5,6 +5,7 @@
 //!
 //! The font is the one embedded in the crate: no setup is needed.
 
+use approx::abs_diff_eq;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -178,7 +179,10 @@ impl Axis {
             scale,
         };
         for &(v, px) in ticks {
-            assert!((axis.px(v) - px).abs() <= 1.0, "tick {v} at {px}: {axis:?}");
+            assert!(
+                abs_diff_eq!(axis.px(v), px, epsilon = 1.0),
+                "tick {v} at {px}: {axis:?}"
+            );
         }
         axis
     }
@@ -221,7 +225,7 @@ fn tab10(i: usize) -> &'static str {
 fn assert_px(got: f64, axis: Axis, value: f64, tol: f64, what: &str) {
     let want = axis.px(value);
     assert!(
-        (got - want).abs() <= tol,
+        abs_diff_eq!(got, want, epsilon = tol),
         "{what}: drawn at {got} px, {value} belongs at {want:.1} px (≈ {:.4} drawn)",
         axis.value(got)
     );
@@ -531,7 +535,7 @@ fn mdiff_histogram_writes_png_and_svg() {
         {
             let count = bar.num("height") / -y.scale;
             assert!(
-                (count - count.round()).abs() < 0.25,
+                abs_diff_eq!(count, count.round(), epsilon = 0.25),
                 "a bar {count} pairs tall"
             );
             pairs += count.round() as usize;
@@ -604,7 +608,7 @@ fn correlation_heatmap_writes_png_and_svg() {
                 .unwrap_or_else(|| panic!("no cell for {a}, {b}"));
             let r = pearson(a, b);
             assert!(
-                (cell.value().unwrap() - r).abs() <= 0.005 + 1e-12,
+                abs_diff_eq!(cell.value().unwrap(), r, epsilon = 0.005 + 1e-12),
                 "{a}, {b}: cell {}, r = {r}",
                 cell.text
             );

@@ -3,6 +3,7 @@
 //! `scripts/fixtures/kaneko2022_table2.py`, which computes it with `wordfreq.word_frequency` and
 //! Python's difflib on the real CrowS-Pairs file, for the default options and two others.
 
+use approx::abs_diff_eq;
 use std::path::PathBuf;
 
 use bias_data::wordfreq::{default_path, WordFrequencies};
@@ -104,7 +105,7 @@ fn table_2_matches_the_python_reference() {
                 let rounded = (f * scale).round() / scale;
                 let py = want["frequency"].as_f64().unwrap();
                 assert!(
-                    (rounded - py).abs() <= 1e-9 * py,
+                    abs_diff_eq!(rounded, py, epsilon = 1e-9 * py),
                     "{what} {}: {f} vs {py}",
                     got.word
                 );

@@ -2,6 +2,7 @@
 //! whose answer is known: an indicator above 50 must mean that the model prefers the male
 //! sentence, whichever side of the CrowS-Pairs pair the male sentence was written on.
 
+use approx::abs_diff_eq;
 use bias_core::{BiasMeasure, BiasType, Direction, ScoreRow, ScoreTable};
 use bias_metrics::Indicator;
 use bias_robust::controlled::orient_by_gender;
@@ -66,10 +67,14 @@ fn the_male_sentence_scoring_higher_counts_as_male_bias_on_either_side() {
     // Male preferred in pairs 1 and 2 of the 4 oriented: 50 %.
     let m = Indicator::default().measure(&oriented).unwrap();
     assert_eq!(m.n, 4);
-    assert!((m.value - 50.0).abs() < 1e-12, "{}", m.value);
+    assert!(abs_diff_eq!(m.value, 50.0, epsilon = 1e-12), "{}", m.value);
     // Pairs 1 to 3 alone: 2 of 3 male preferred, 66.67 %, above 50 = male bias.
     let three = ScoreTable::new(table.rows()[..3].to_vec());
     let (oriented, _) = orient_by_gender(&three, &male, &female);
     let m = Indicator::default().measure(&oriented).unwrap();
-    assert!((m.value - 200.0 / 3.0).abs() < 1e-9, "{}", m.value);
+    assert!(
+        abs_diff_eq!(m.value, 200.0 / 3.0, epsilon = 1e-9),
+        "{}",
+        m.value
+    );
 }

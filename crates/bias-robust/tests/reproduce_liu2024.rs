@@ -4,6 +4,7 @@
 //! Pearson's r from its definition).
 
 use approx::assert_relative_eq;
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -291,13 +292,17 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
             .as_f64()
             .unwrap()
     };
-    assert!((value("Eq. 2 (indicator)") - 50.0).abs() < 1e-12);
-    assert!((value("|Δst|") - 0.7).abs() < 1e-12);
-    assert!((value("|Δat|") - 0.1).abs() < 1e-12);
-    assert!((value("|Δst| − |Δat|") - 0.6).abs() < 1e-12);
+    assert_abs_diff_eq!(value("Eq. 2 (indicator)"), 50.0, epsilon = 1e-12);
+    assert_abs_diff_eq!(value("|Δst|"), 0.7, epsilon = 1e-12);
+    assert_abs_diff_eq!(value("|Δat|"), 0.1, epsilon = 1e-12);
+    assert_abs_diff_eq!(value("|Δst| − |Δat|"), 0.6, epsilon = 1e-12);
     let (st, at) = (fit(&[0.4, 0.3, 0.9, 0.8]), fit(&[0.5, 0.4, 0.1, 0.2]));
     let (x, y) = (kl(st, at), kl(at, st));
-    assert!((value("KLS (Eq. 6)") - 100.0 * x.max(y) / (x + y)).abs() < 1e-9);
+    assert_abs_diff_eq!(
+        value("KLS (Eq. 6)"),
+        100.0 * x.max(y) / (x + y),
+        epsilon = 1e-9
+    );
     let m = (
         (st.0 + at.0) / 2.0,
         ((st.1 * st.1 + at.1 * at.1) / 2.0).sqrt(),
@@ -305,7 +310,7 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     let j = (kl(st, m) + kl(at, m)) / 2.0;
     let j = if j <= 1.0 { j } else { 1.0 / j };
     let jss = 100.0 * (1.0 - j) / (1.0 + (st.1 - at.1).abs());
-    assert!((value("JSS (Eq. 9)") - jss).abs() < 1e-9);
+    assert_abs_diff_eq!(value("JSS (Eq. 9)"), jss, epsilon = 1e-9);
 
     // Table 2 against the score tables and the hand computations.
     let t2 = table(&dir, "table-2");
@@ -336,14 +341,14 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
             );
             let kls = kls_by_hand(&aul);
             assert!(
-                (row["KLS"].as_f64().unwrap() - kls).abs() < 1e-9,
+                abs_diff_eq!(row["KLS"].as_f64().unwrap(), kls, epsilon = 1e-9),
                 "{set} m{m}: {} vs {kls}",
                 row["KLS"]
             );
             kls_dev.push((kls - 50.0).abs());
             let jss = jss_by_hand(&aul);
             assert!(
-                (row["JSS"].as_f64().unwrap() - jss).abs() < 1e-9,
+                abs_diff_eq!(row["JSS"].as_f64().unwrap(), jss, epsilon = 1e-9),
                 "{set} m{m}: {} vs {jss}",
                 row["JSS"]
             );
@@ -371,8 +376,12 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         .iter()
         .find(|r| r["data set"] == "SS" && r["model"] == "m1" && r["side"] == "stereotypical")
         .unwrap();
-    assert!((row["W"].as_f64().unwrap() - sw.w).abs() < 1e-12);
-    assert!((row["p-value"].as_f64().unwrap() - sw.p_value).abs() < 1e-12);
+    assert_abs_diff_eq!(row["W"].as_f64().unwrap(), sw.w, epsilon = 1e-12);
+    assert_abs_diff_eq!(
+        row["p-value"].as_f64().unwrap(),
+        sw.p_value,
+        epsilon = 1e-12
+    );
     let mark = if sw.p_value > 0.05 {
         "♭"
     } else if sw.p_value > 0.01 {
@@ -422,8 +431,16 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         let ty = row["bias type"].as_str().unwrap();
         let rows = aul.filter(|r| r.bias_type.to_string() == ty);
         assert_eq!(row["n"], rows.len());
-        assert!((row["m1 KLS"].as_f64().unwrap() - kls_by_hand(&rows)).abs() < 1e-9);
-        assert!((row["m1 JSS"].as_f64().unwrap() - jss_by_hand(&rows)).abs() < 1e-9);
+        assert_abs_diff_eq!(
+            row["m1 KLS"].as_f64().unwrap(),
+            kls_by_hand(&rows),
+            epsilon = 1e-9
+        );
+        assert_abs_diff_eq!(
+            row["m1 JSS"].as_f64().unwrap(),
+            jss_by_hand(&rows),
+            epsilon = 1e-9
+        );
         checked += 1;
     }
     assert!(checked >= 3, "{t3:?}");
@@ -443,7 +460,7 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         .iter()
         .find(|r| r["data set"] == "CP" && r["measure a"] == "AUL" && r["measure b"] == "KLS")
         .unwrap();
-    assert!((row["Pearson r"].as_f64().unwrap() - r).abs() < 1e-9);
+    assert_abs_diff_eq!(row["Pearson r"].as_f64().unwrap(), r, epsilon = 1e-9);
     assert!(row["MI (nats)"].is_null());
     assert_eq!(f4.len(), 12);
 

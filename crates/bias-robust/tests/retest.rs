@@ -1,6 +1,7 @@
 //! Test–retest study (schroeder2024 §4.1.3, §5.3, Fig. 3). Reference values for every possible
 //! subset come from numpy (`scripts/fixtures/retest_reference.py` → `fixtures/robust/retest.json`).
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -128,22 +129,34 @@ fn hand_checked_three_targets() {
     assert_eq!(r.full_value, 3.0);
     let s = &r.shares[0];
     assert_eq!(s.subset_size, 2);
-    assert!((s.mean_abs_deviation_raw - 6.0 * s.mean_abs_deviation).abs() < 1e-12);
+    assert_abs_diff_eq!(
+        s.mean_abs_deviation_raw,
+        6.0 * s.mean_abs_deviation,
+        epsilon = 1e-12
+    );
     // Seed 1 draws {0, 1} 2008 times, {0, 2} 2054 times and {1, 2} 1938 times (counts read off
     // this run's mean deviation and mean value, which fix them): 3946 deviations of 0.25, near
     // the expected 4000, and a mean value of (1.5 · 2008 + 3 · 2054 + 4.5 · 1938) / 6000.
-    assert!((s.mean_abs_deviation - 3946.0 * 0.25 / 6000.0).abs() < 1e-12);
+    assert_abs_diff_eq!(
+        s.mean_abs_deviation,
+        3946.0 * 0.25 / 6000.0,
+        epsilon = 1e-12
+    );
     assert_eq!(s.max, 0.25);
     assert_eq!(s.quantiles[0], 0.0);
     assert_eq!(s.quantiles[4], 0.25);
     // Subset means average to about the full mean.
     let mean_value = (1.5 * 2008.0 + 3.0 * 2054.0 + 4.5 * 1938.0) / 6000.0;
     assert!(
-        (s.mean_value - mean_value).abs() < 1e-12,
+        abs_diff_eq!(s.mean_value, mean_value, epsilon = 1e-12),
         "{}",
         s.mean_value
     );
-    assert!((s.sd - 0.11863250819606182).abs() < 1e-12, "{}", s.sd);
+    assert!(
+        abs_diff_eq!(s.sd, 0.11863250819606182, epsilon = 1e-12),
+        "{}",
+        s.sd
+    );
 }
 
 #[test]
@@ -275,8 +288,10 @@ fn embedding_wrappers_use_the_measure_range() {
     assert_eq!(w, weat_with(WeatSplit::Fixed));
     assert_eq!(w.range, Some(ScoreRange::WEAT));
     assert_eq!(w.shares[2].mean_abs_deviation, 0.0);
-    assert!(
-        (w.shares[1].mean_abs_deviation_raw - 4.0 * w.shares[1].mean_abs_deviation).abs() < 1e-12
+    assert_abs_diff_eq!(
+        w.shares[1].mean_abs_deviation_raw,
+        4.0 * w.shares[1].mean_abs_deviation,
+        epsilon = 1e-12
     );
     // A caller's range wins.
     options.range = Some(ScoreRange { lo: 0.0, hi: 2.0 });
@@ -369,7 +384,10 @@ fn quantile_rule_matches_numpy() {
         let numpy: Vec<f64> = serde_json::from_value(q[case]["quantiles"].clone()).unwrap();
         assert_eq!(sample.len(), n);
         for (g, e) in linear_quantiles(&sample).iter().zip(&numpy) {
-            assert!((g - e).abs() < 1e-12, "{case}: {g} vs numpy {e}");
+            assert!(
+                abs_diff_eq!(g, e, epsilon = 1e-12),
+                "{case}: {g} vs numpy {e}"
+            );
         }
     }
 }
@@ -400,10 +418,17 @@ fn assert_stats(s: &ShareDeviation, (expected, quantiles): ([f64; 5], [f64; 5]))
         s.mean_value,
     ];
     for (g, e) in got.iter().zip(expected) {
-        assert!((g - e).abs() < 1e-12, "{got:?} vs {expected:?}");
+        assert!(
+            abs_diff_eq!(*g, e, epsilon = 1e-12),
+            "{got:?} vs {expected:?}"
+        );
     }
     for (g, e) in s.quantiles.iter().zip(quantiles) {
-        assert!((g - e).abs() < 1e-12, "{:?} vs {quantiles:?}", s.quantiles);
+        assert!(
+            abs_diff_eq!(*g, e, epsilon = 1e-12),
+            "{:?} vs {quantiles:?}",
+            s.quantiles
+        );
     }
 }
 
@@ -422,7 +447,7 @@ fn same_retest_matches_numpy() {
     };
     let report = retest_same_binary(t.view(), a0.view(), a1.view(), &options).unwrap();
     let full = c["full"].as_f64().unwrap();
-    assert!((report.full_value - full).abs() < 1e-12);
+    assert_abs_diff_eq!(report.full_value, full, epsilon = 1e-12);
     let s = &report.shares[0];
     assert_eq!(s.subset_size, c["subset_size"].as_u64().unwrap() as usize);
     let drawn = drawn_subsets(8, &options);
@@ -470,7 +495,7 @@ fn weat_retest_matches_numpy_under_both_splits() {
             &options,
         )
         .unwrap();
-        assert!((report.full_value - full).abs() < 1e-12);
+        assert_abs_diff_eq!(report.full_value, full, epsilon = 1e-12);
         let mut values = Vec::new();
         let mut failed = 0;
         for d in &drawn {
@@ -495,8 +520,8 @@ fn weat_retest_matches_numpy_under_both_splits() {
     // Re-sorting changes the split of 184 of the 252 subsets here (numpy's count), and so the
     // deviations: the means below are the numpy-derived ones asserted above for seed 23.
     assert_eq!(c["subsets_resorted_differently"], 184);
-    assert!((means["per_subset"] - 0.17918745280229978).abs() < 1e-12);
-    assert!((means["fixed"] - 0.2173684396690803).abs() < 1e-12);
+    assert_abs_diff_eq!(means["per_subset"], 0.17918745280229978, epsilon = 1e-12);
+    assert_abs_diff_eq!(means["fixed"], 0.2173684396690803, epsilon = 1e-12);
 }
 
 /// The re-sorting by hand. Seven bios of three jobs, group 0 or 1:
@@ -557,7 +582,7 @@ fn weat_resorting_by_hand() {
     // drawn among 70 repeats. Expected effect sizes per left-out row, from the table above.
     let h = 1.5f64.sqrt();
     let full = 0.9 * 7.0 / 34f64.sqrt();
-    assert!((full - 1.080441).abs() < 1e-6);
+    assert_abs_diff_eq!(full, 1.080441, epsilon = 1e-6);
     // Leaving out row r: (re-sorted, fixed) effect sizes, worked out like the row-6 case.
     let by_left_out = |r: usize| -> (f64, f64) {
         let s = [1.0, 0.0, -1.0, -1.0, 1.0, 0.0, -1.0];
@@ -620,7 +645,7 @@ fn weat_resorting_by_hand() {
             &options,
         )
         .unwrap();
-        assert!((r.full_value - full).abs() < 1e-12);
+        assert_abs_diff_eq!(r.full_value, full, epsilon = 1e-12);
         assert_eq!(r.shares[0].subset_size, 6);
         let values: Vec<f64> = left_out
             .iter()
@@ -673,8 +698,12 @@ fn title_context_matches_numpy() {
     };
     let r = title_context_study(titles.view(), t.view(), &labels, &same, &options).unwrap();
     let title_same = tc["same"].as_f64().unwrap();
-    assert!((r.title_value - title_same).abs() < 1e-12);
-    assert!((r.full_value - c["full"]["same"].as_f64().unwrap()).abs() < 1e-12);
+    assert_abs_diff_eq!(r.title_value, title_same, epsilon = 1e-12);
+    assert_abs_diff_eq!(
+        r.full_value,
+        c["full"]["same"].as_f64().unwrap(),
+        epsilon = 1e-12
+    );
     assert_eq!(
         (r.n_titles, r.n_targets, r.range),
         (4, 10, ScoreRange::UNIT)
@@ -693,7 +722,7 @@ fn title_context_matches_numpy() {
     };
     let r = title_context_study(titles.view(), t.view(), &labels, &weat, &options).unwrap();
     let title_weat = tc["weat"].as_f64().unwrap();
-    assert!((r.title_value - title_weat).abs() < 1e-12);
+    assert_abs_diff_eq!(r.title_value, title_weat, epsilon = 1e-12);
     assert_eq!(r.range, ScoreRange::WEAT);
     let values: Vec<f64> = drawn
         .iter()
@@ -749,8 +778,12 @@ fn pooled_deviation_by_hand() {
     let (m1, m2) = (share(0.2, 0.02f64.sqrt()), share(0.4, 0.08f64.sqrt()));
     let p = pool_deviations(&[&m1, &m2]).unwrap();
     assert_eq!(p.n, 4);
-    assert!((p.mean - 0.3).abs() < 1e-12);
-    assert!((p.sd - (0.14f64 / 3.0).sqrt()).abs() < 1e-12, "{}", p.sd);
+    assert_abs_diff_eq!(p.mean, 0.3, epsilon = 1e-12);
+    assert!(
+        abs_diff_eq!(p.sd, (0.14f64 / 3.0).sqrt(), epsilon = 1e-12),
+        "{}",
+        p.sd
+    );
     let err = pool_deviations(&[]).unwrap_err().to_string();
     assert!(err.starts_with("shares = 0 entries, 0 subsets: "), "{err}");
 }

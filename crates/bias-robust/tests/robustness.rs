@@ -5,6 +5,7 @@
 //! of the models by the mean over the draws, Kendall's τ-b), liu2024's sample sizes, and
 //! counts recomputed in the tests from the drawn row indices.
 
+use approx::abs_diff_eq;
 use approx::assert_abs_diff_eq;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -175,7 +176,7 @@ fn every_subset_is_drawn_about_equally_often() {
         .values()
         .map(|&c| (c as f64 - 1000.0).powi(2) / 1000.0)
         .sum();
-    assert!((chi2 - 3.592).abs() < 1e-12, "{chi2}");
+    assert!(abs_diff_eq!(chi2, 3.592, epsilon = 1e-12), "{chi2}");
     assert!(chi2 < 11.07, "{chi2}");
 }
 
@@ -472,7 +473,7 @@ fn same_seed_gives_the_same_report_on_one_and_two_threads() {
             (&y.full_order, &y.mean_order, y.mean_order_kept, y.agreeing)
         );
         match (x.kendall_tau, y.kendall_tau) {
-            (Some(p), Some(q)) => assert!((p - q).abs() < 1e-12),
+            (Some(p), Some(q)) => assert_abs_diff_eq!(p, q, epsilon = 1e-12),
             (p, q) => assert_eq!(p, q),
         }
     }
@@ -482,8 +483,8 @@ fn same_seed_gives_the_same_report_on_one_and_two_threads() {
             (&x.model, &x.measure, x.rate, x.n),
             (&y.model, &y.measure, y.rate, y.n)
         );
-        assert!((x.summary.mean - y.summary.mean).abs() < 1e-9);
-        assert!((x.full - y.full).abs() < 1e-9);
+        assert_abs_diff_eq!(x.summary.mean, y.summary.mean, epsilon = 1e-9);
+        assert_abs_diff_eq!(x.full, y.full, epsilon = 1e-9);
     }
     // A different seed draws different sub-samples.
     let other = study(
@@ -641,19 +642,22 @@ fn tiny_case_mean_sd_and_quantiles_by_hand() {
     // numpy linear: h = (3 − 1)·0.025 = 0.05 and (3 − 1)·0.975 = 1.95.
     let q025 = sorted[0] + 0.05 * (sorted[1] - sorted[0]);
     let q975 = sorted[1] + 0.95 * (sorted[2] - sorted[1]);
-    assert!((m.summary.mean - mean).abs() < 1e-12, "{m:?} vs {ind:?}");
-    assert!((m.summary.sd - sd).abs() < 1e-12);
-    assert!((m.summary.q025 - q025).abs() < 1e-12);
-    assert!((m.summary.q975 - q975).abs() < 1e-12);
+    assert!(
+        abs_diff_eq!(m.summary.mean, mean, epsilon = 1e-12),
+        "{m:?} vs {ind:?}"
+    );
+    assert_abs_diff_eq!(m.summary.sd, sd, epsilon = 1e-12);
+    assert_abs_diff_eq!(m.summary.q025, q025, epsilon = 1e-12);
+    assert_abs_diff_eq!(m.summary.q975, q975, epsilon = 1e-12);
 
     // Full data: |Δst| = |−1.25 − (−1.875)| = 0.625, |Δat| = |−2.5 − (−1.5)| = 1.0.
     let g = report.score_groups_at("m", 0.5).unwrap();
-    assert!((g.full - (0.625 - 1.0)).abs() < 1e-12);
+    assert_abs_diff_eq!(g.full, (0.625 - 1.0), epsilon = 1e-12);
     let dd_mean = dd.iter().sum::<f64>() / 3.0;
-    assert!((g.delta_difference.mean - dd_mean).abs() < 1e-12);
-    assert!((g.shift - (dd_mean - g.full)).abs() < 1e-12);
+    assert_abs_diff_eq!(g.delta_difference.mean, dd_mean, epsilon = 1e-12);
+    assert_abs_diff_eq!(g.shift, (dd_mean - g.full), epsilon = 1e-12);
     let abs_shift = dd.iter().map(|v| (v - g.full).abs()).sum::<f64>() / 3.0;
-    assert!((g.mean_abs_shift - abs_shift).abs() < 1e-12);
+    assert_abs_diff_eq!(g.mean_abs_shift, abs_shift, epsilon = 1e-12);
     // One model: its order is always kept, τ-b undefined.
     let a = report.agreement_at("indicator", 0.5).unwrap();
     assert!(a.mean_order_kept && a.agreement == 1.0 && a.kendall_tau.is_none());
