@@ -388,8 +388,10 @@ fn read_binary<R: BufRead>(
     let expected = count.min(usize::try_from(available).unwrap_or(usize::MAX));
     let mut builder = Builder::new(case, dim, expected);
     let mut word = Vec::new();
-    let mut bytes = vec![0u8; row_bytes];
-    let mut values = vec![0f32; dim];
+    // No row buffer for a header of 0 words: its dimension was not checked against the file.
+    let (buffer_bytes, buffer_values) = if count == 0 { (0, 0) } else { (row_bytes, dim) };
+    let mut bytes = vec![0u8; buffer_bytes];
+    let mut values = vec![0f32; buffer_values];
     for i in 0..count {
         let location = format!("word {}", i + 1);
         // The line break after the previous vector is optional.

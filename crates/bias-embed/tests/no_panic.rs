@@ -297,12 +297,14 @@ proptest! {
 
 /// Headers that announce far more than the file holds, one by one, each an error naming the
 /// header (the regression tests of the header-driven allocation; before the fix, a dimension of
-/// 10^12 allocated a 4 TB row buffer, and `usize::MAX` overflowed the text reader's bound).
+/// 10^12 allocated a 4 TB row buffer, also with a word count of 0, and `usize::MAX` overflowed
+/// the text reader's bound).
 #[test]
 fn huge_headers_are_errors() {
     for header in [
         "1000000000000 300",
         "3 1000000000000",
+        "0 1000000000000",
         "1000000000000 1000000000000",
         "3 4611686018427387904",
         "18446744073709551615 18446744073709551615",
