@@ -10,7 +10,14 @@ use bias_core::{CoreError, ScoreTable};
 use proptest::prelude::*;
 
 const NAME: &str = "fuzz-scores";
-const CASES: u32 = 256;
+/// Cases per property: 256, fast in a debug build (`make test`); set `NO_PANIC_CASES` for a
+/// longer run (`NO_PANIC_CASES=20000 cargo test -p <crate> --test no_panic --release`).
+fn cases() -> u32 {
+    std::env::var("NO_PANIC_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(256)
+}
 
 fn fixture() -> PathBuf {
     PathBuf::from(concat!(
@@ -106,7 +113,7 @@ fn mutate(seed: &[u8], edits: &[Edit]) -> Vec<u8> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(CASES))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..512)) {

@@ -28,8 +28,14 @@ use proptest::prelude::*;
 
 /// The label every reader gets for its input; each error message must contain it.
 const NAME: &str = "fuzz-input";
-/// Cases per property: enough to hit every reader's branches, fast in a debug build.
-const CASES: u32 = 256;
+/// Cases per property: 256, fast in a debug build (`make test`); set `NO_PANIC_CASES` for a
+/// longer run (`NO_PANIC_CASES=20000 cargo test -p <crate> --test no_panic --release`).
+fn cases() -> u32 {
+    std::env::var("NO_PANIC_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(256)
+}
 
 fn repo(rel: &str) -> PathBuf {
     let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(rel);
@@ -371,7 +377,7 @@ fn check_bug(path: &Path) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(CASES))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in arbitrary_bytes()) {

@@ -14,7 +14,14 @@ use std::sync::OnceLock;
 use bias_embed::{CasePolicy, EmbedError, VectorFormat, WordVectors};
 use proptest::prelude::*;
 
-const CASES: u32 = 256;
+/// Cases per property: 256, fast in a debug build (`make test`); set `NO_PANIC_CASES` for a
+/// longer run (`NO_PANIC_CASES=20000 cargo test -p <crate> --test no_panic --release`).
+fn cases() -> u32 {
+    std::env::var("NO_PANIC_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(256)
+}
 const FORMATS: [VectorFormat; 4] = [
     VectorFormat::Auto,
     VectorFormat::Word2VecBinary,
@@ -250,7 +257,7 @@ fn header_number() -> impl Strategy<Value = u64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(CASES))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
