@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIAS := target/release/bias
 
-.PHONY: setup test lint doc docs-rs demo fixtures clean-data
+.PHONY: setup test lint doc docs-rs package demo fixtures clean-data
 
 setup:
 	bash scripts/setup.sh
@@ -42,6 +42,26 @@ docs-rs:
 	$(DOCS_RS_ENV) $(CARGO) doc --no-deps -p bias-plm --features doc-only
 	@echo "docs-rs: bias-cli (bias-plm/doc-only)"
 	$(DOCS_RS_ENV) $(CARGO) doc --no-deps -p bias-cli --features bias-plm/doc-only
+
+# Packages every crate as crates.io would (`cargo package --workspace`, with verification: each
+# .crate is unpacked and built alone, against the others through a local registry; bias-plm and
+# bias-cli need the libtorch of `make setup`), then checks that no test a package ships reads
+# outside its package (a `../` path or the repository's fixtures/ or data/). PACKAGE_FLAGS adds
+# flags, e.g. `make package PACKAGE_FLAGS=--allow-dirty` for uncommitted changes.
+PACKAGE_FLAGS ?=
+package: setup
+	$(CARGO) package --workspace $(PACKAGE_FLAGS)
+	@bad=""; for dir in crates/*/; do \
+	  list=$$(cd $$dir && $(CARGO) package --list --allow-dirty) || exit 1; \
+	  files=$$(echo "$$list" | grep -E '^tests/.*\.rs$$'); \
+	  for f in $$files; do \
+	    if grep -qE '\.\./|CARGO_MANIFEST_DIR|fixtures/|"data/' $$dir$$f; then bad="$$bad $$dir$$f"; fi; \
+	  done; \
+	done; \
+	if [ -n "$$bad" ]; then \
+	  echo "package: these shipped tests read files outside their package; take them out of" \
+	    "the crate's include list:$$bad" >&2; exit 1; \
+	fi; echo "package: every shipped test is self-contained"
 
 demo: setup
 	$(CARGO) build --release -p bias-cli
