@@ -1,5 +1,6 @@
 //! End-to-end tests of the `bias` binary on the real data sets and the committed demo table.
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::path::PathBuf;
 
 use assert_cmd::Command;
@@ -124,7 +125,7 @@ fn measure_indicator_equals_a_direct_count() {
     assert_eq!(ind["measure"], "indicator");
     assert_eq!(ind["n"], n);
     let expected = 100.0 * f64::from(k) / f64::from(n);
-    assert!((ind["value"].as_f64().unwrap() - expected).abs() < 1e-12);
+    assert_abs_diff_eq!(ind["value"].as_f64().unwrap(), expected, epsilon = 1e-12);
     // KLS and JSS equal the numpy reference of the authors' functions on this table
     // (fixtures/liu2024/unigram_reference.json); the by-type weights sum to N.
     let reference: serde_json::Value = serde_json::from_str(
@@ -139,8 +140,14 @@ fn measure_indicator_equals_a_direct_count() {
     let jss = results[2]["value"].as_f64().unwrap();
     let want_kls = reference["overall"]["kls_weighted"].as_f64().unwrap();
     let want_jss = reference["overall"]["jss_weighted"].as_f64().unwrap();
-    assert!((kls - want_kls).abs() < 1e-9, "{kls} vs {want_kls}");
-    assert!((jss - want_jss).abs() < 1e-9, "{jss} vs {want_jss}");
+    assert!(
+        abs_diff_eq!(kls, want_kls, epsilon = 1e-9),
+        "{kls} vs {want_kls}"
+    );
+    assert!(
+        abs_diff_eq!(jss, want_jss, epsilon = 1e-9),
+        "{jss} vs {want_jss}"
+    );
     let total: u64 = results[1]["by_type"]
         .as_object()
         .unwrap()
@@ -299,7 +306,11 @@ fn score_groups_partition_the_pairs() {
         (g["mean_stereo"].as_f64().unwrap() - g["mean_anti"].as_f64().unwrap()).abs()
     };
     let diff = d(st) - d(at);
-    assert!((r["delta_difference"].as_f64().unwrap() - diff).abs() < 1e-12);
+    assert_abs_diff_eq!(
+        r["delta_difference"].as_f64().unwrap(),
+        diff,
+        epsilon = 1e-12
+    );
     // The stereotype group's pairs are exactly those counted by the indicator.
     let ind = json(&[
         "measure",

@@ -1,6 +1,7 @@
 //! `bias finetune` and `bias controlled` end to end with the tiny fixture BERT: what they write,
 //! that a rerun reuses their work, and that bad requests are refused with the reason.
 
+use approx::abs_diff_eq;
 use std::path::PathBuf;
 
 use assert_cmd::Command;
@@ -191,7 +192,9 @@ fn spearman_with_three_rates(values: &[f64]) -> Option<f64> {
 fn check_values_from_saved_outputs(dir: &std::path::Path, report: &serde_json::Value) {
     let rows = report["rows"].as_array().unwrap();
     let row = |name: &str| rows.iter().find(|r| r["measure"] == name).unwrap();
-    let close = |a: f64, b: f64, what: &str| assert!((a - b).abs() < 1e-9, "{what}: {a} vs {b}");
+    let close = |a: f64, b: f64, what: &str| {
+        assert!(abs_diff_eq!(a, b, epsilon = 1e-9), "{what}: {a} vs {b}")
+    };
     let words = bias_data::corpus::GenderWords::kaneko2023_extended();
     let side = |s: &str| -> Vec<String> {
         s.split(|c: char| !c.is_alphanumeric())

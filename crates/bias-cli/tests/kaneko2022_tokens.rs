@@ -5,6 +5,7 @@
 //! option. The fixture keeps only pairs with no near-tied arg-max (top-2 log-probabilities 1e-4
 //! apart or more), so the boolean outcomes are compared exactly.
 
+use approx::abs_diff_eq;
 use std::path::{Path, PathBuf};
 
 use bias_core::{SentencePair, StudyModel, TokenQuery};
@@ -190,12 +191,16 @@ fn accuracies_and_mcnemar_match_the_reference_under_every_option() {
                 assert_eq!(test.table, table, "{ctx}");
                 let p = want["mcnemar"]["exact_p"].as_f64().unwrap();
                 assert!(
-                    (test.exact.p_value - p).abs() <= 1e-9 * p.max(1e-300),
+                    abs_diff_eq!(test.exact.p_value, p, epsilon = 1e-9 * p.max(1e-300)),
                     "{ctx}"
                 );
                 match want["mcnemar"]["chi2_p"].as_f64() {
                     Some(p) => assert!(
-                        (test.chi2.unwrap().p_value - p).abs() <= 1e-9 * p.max(1e-300),
+                        abs_diff_eq!(
+                            test.chi2.unwrap().p_value,
+                            p,
+                            epsilon = 1e-9 * p.max(1e-300)
+                        ),
                         "{ctx}"
                     ),
                     None => assert!(test.chi2.is_none(), "{ctx}"),

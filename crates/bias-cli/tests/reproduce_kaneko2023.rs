@@ -4,6 +4,7 @@
 //! (the Appendix A share, Spearman's ρ), and against `transformers`
 //! (scripts/fixtures/kaneko2023_mask_probe.py: Figure 3's mask probabilities of the base model).
 
+use approx::abs_diff_eq;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -155,7 +156,7 @@ fn reproduce_kaneko2023_on_the_fixture_bert() {
                 let got = num(&r[format!("{label} (stereo)").as_str()]).unwrap();
                 let want = stereo_share(&csv, scorer);
                 assert!(
-                    (got - want).abs() < 1e-9,
+                    abs_diff_eq!(got, want, epsilon = 1e-9),
                     "{corpus} r={rate} {label}: {got} vs {want}"
                 );
                 if num(&r[format!("{label} (male)").as_str()]) != Some(got) {
@@ -182,7 +183,9 @@ fn reproduce_kaneko2023_on_the_fixture_bert() {
                 .unwrap();
             let got = num(&row[column.as_str()]);
             match (got, want) {
-                (Some(g), Some(w)) => assert!((g - w).abs() < 1e-9, "{label}: {g} vs {w}"),
+                (Some(g), Some(w)) => {
+                    assert!(abs_diff_eq!(g, w, epsilon = 1e-9), "{label}: {g} vs {w}")
+                }
                 (g, w) => assert_eq!(g, w, "{label} {corpus}"),
             }
         }
@@ -200,7 +203,7 @@ fn reproduce_kaneko2023_on_the_fixture_bert() {
         let got = num(&base[format!("P({w}) Figure 3").as_str()]).unwrap();
         let want = want[k].as_f64().unwrap();
         assert!(
-            (got - want).abs() <= 1e-4 * want.abs(),
+            abs_diff_eq!(got, want, epsilon = 1e-4 * want.abs()),
             "P({w}): {got} vs {want}"
         );
     }

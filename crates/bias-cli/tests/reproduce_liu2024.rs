@@ -3,6 +3,7 @@
 //! the files exist, Table 2 agrees with the score tables by recount and a hand KLS, and the
 //! liu2024 flags change what they say they change.
 
+use approx::abs_diff_eq;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -169,10 +170,13 @@ fn reproduce_liu2024_on_fixture_models() {
             .filter(|r| r.score_stereo > r.score_anti)
             .count();
         let aul = 100.0 * stereo as f64 / scores.len() as f64;
-        assert!((row["AUL"].as_f64().unwrap() - aul).abs() < 1e-9, "{row}");
+        assert!(
+            abs_diff_eq!(row["AUL"].as_f64().unwrap(), aul, epsilon = 1e-9),
+            "{row}"
+        );
         let kls = kls_by_hand(&scores);
         assert!(
-            (row["KLS"].as_f64().unwrap() - kls).abs() < 1e-6 * kls,
+            abs_diff_eq!(row["KLS"].as_f64().unwrap(), kls, epsilon = 1e-6 * kls),
             "{row} vs {kls}"
         );
     }

@@ -1,6 +1,7 @@
 //! `bias robust …` and `bias report` end to end on the demo score table and a second table made
 //! from it in the test.
 
+use approx::abs_diff_eq;
 use std::path::PathBuf;
 
 use assert_cmd::Command;
@@ -261,7 +262,7 @@ fn human_agreement_auc_matches_scikit_learn() {
     .unwrap();
     let auc = v[0]["auc"].as_f64().unwrap();
     let want = reference["auc"].as_f64().unwrap();
-    assert!((auc - want).abs() < 1e-9, "{auc} vs {want}");
+    assert!(abs_diff_eq!(auc, want, epsilon = 1e-9), "{auc} vs {want}");
 }
 
 /// The model of a one-model table and its indicator `100 · #(score_stereo > score_anti) / n`

@@ -3,6 +3,7 @@
 //! already, and the near-tie band on each scorer's scale. The model is the tiny random BERT of
 //! `fixtures/models/bert`: the agreement numbers mean nothing, the counts and bands do.
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::path::PathBuf;
 
 use assert_cmd::Command;
@@ -90,7 +91,10 @@ fn model_scores_the_shipped_set_by_default() {
     assert_eq!(all["scale"], "per-token mean");
     let n = all["mean_tokens"].as_f64().unwrap();
     let band = all["near_tie_band"].as_f64().unwrap();
-    assert!((band - 0.25 / n).abs() < 1e-12, "{band} vs 0.25 / {n}");
+    assert!(
+        abs_diff_eq!(band, 0.25 / n, epsilon = 1e-12),
+        "{band} vs 0.25 / {n}"
+    );
 
     // The saved table gives the same report through --scores.
     let again = json(&[
@@ -113,7 +117,10 @@ fn model_scores_the_shipped_set_by_default() {
         .map(|r| (r.tokens_stereo.unwrap() + r.tokens_anti.unwrap()) as f64 / 2.0)
         .sum::<f64>()
         / rows_.len() as f64;
-    assert!((n - n_by_hand).abs() < 1e-12, "{n} vs {n_by_hand}");
+    assert!(
+        abs_diff_eq!(n, n_by_hand, epsilon = 1e-12),
+        "{n} vs {n_by_hand}"
+    );
     let prefers = |id: &str| {
         let r = rows_.iter().find(|r| r.pair_id == id).unwrap();
         r.score_stereo > r.score_anti
@@ -129,7 +136,7 @@ fn model_scores_the_shipped_set_by_default() {
     let para = all["paraphrase_agree"].as_f64().unwrap();
     let by_hand = agreeing as f64 / paraphrases.len() as f64;
     assert!(
-        (para - by_hand).abs() < 1e-12,
+        abs_diff_eq!(para, by_hand, epsilon = 1e-12),
         "{para} vs {agreeing}/{}",
         paraphrases.len()
     );
@@ -150,7 +157,7 @@ fn model_scores_the_shipped_set_by_default() {
     let mper = all["mper_agree"].as_f64().unwrap();
     assert_eq!(all["agreeing_groups"].as_u64(), Some(full as u64));
     assert!(
-        (mper - full as f64 / groups.len() as f64).abs() < 1e-12,
+        abs_diff_eq!(mper, full as f64 / groups.len() as f64, epsilon = 1e-12),
         "{mper} vs {full}/{}",
         groups.len()
     );
@@ -286,7 +293,11 @@ fn figures_flag_draws_figures_2_to_4_over_the_models_given() {
         .unwrap();
     assert_eq!(m1["mper_agree"], 0.5);
     // Paraphrases: g1-p1, g1-p2 agree, g2-p1 flips: 2 of 3.
-    assert!((m1["paraphrase_agree"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
+    assert_abs_diff_eq!(
+        m1["paraphrase_agree"].as_f64().unwrap(),
+        2.0 / 3.0,
+        epsilon = 1e-12
+    );
     for n in ["2", "3", "4"] {
         for ext in ["png", "svg"] {
             assert!(

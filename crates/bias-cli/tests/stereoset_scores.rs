@@ -3,6 +3,7 @@
 //! the fixture BERT (`scripts/fixtures/stereoset_scores.py`,
 //! `fixtures/plm/stereoset_scores_bert.json`).
 
+use approx::abs_diff_eq;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -97,7 +98,7 @@ fn evaluate_on_stereoset_prints_the_authors_ss_lms_icat() {
         for key in ["ss", "lms", "icat"] {
             let (g, w) = (got[key].as_f64().unwrap(), want[key].as_f64().unwrap());
             assert!(
-                (g - w).abs() <= tol,
+                abs_diff_eq!(g, w, epsilon = tol),
                 "{what} {key}: bias {g} vs Python {w} (tolerance {tol})"
             );
         }

@@ -5,6 +5,7 @@
 //! arg-max hits of every fixture pair to 1e-4, batched and one sequence per forward pass;
 //! identical pairs are skipped. CrowS-Pairs and StereoSet sentences are read from `data/` by id.
 
+use approx::assert_abs_diff_eq;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -288,7 +289,7 @@ fn language_model_dispatches_on_model_type_and_refuses_other_scorers() {
         panic!("{outcomes:?}")
     };
     let want = fx["pairs"][0]["stereo"]["ll_sum"].as_f64().unwrap();
-    assert!((scores[0].stereo.score - want).abs() < TOL);
+    assert_abs_diff_eq!(scores[0].stereo.score, want, epsilon = TOL);
 }
 
 #[test]

@@ -9,6 +9,7 @@
 //! indicator of the controlled study is the share of male sentences preferred, with the sign
 //! the paper uses.
 
+use approx::abs_diff_eq;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -101,7 +102,7 @@ fn oriented_cps_of_controlled_models_matches_transformers() {
         let indicator = 100.0 * male_higher as f64 / expected.len() as f64;
         let reference = want["indicator"].as_f64().unwrap();
         assert!(
-            (indicator - reference).abs() < 1e-9,
+            abs_diff_eq!(indicator, reference, epsilon = 1e-9),
             "r = {rate}: {indicator} vs {reference}"
         );
     }

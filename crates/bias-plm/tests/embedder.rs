@@ -1,6 +1,7 @@
 //! `PlmEmbedder` on the real all-MiniLM-L6-v2 encoder against `transformers`' mean-pooled
 //! sentence embeddings (`fixtures/plm/minilm_hidden.json`), batched with padding.
 
+use approx::abs_diff_eq;
 use std::path::PathBuf;
 
 use bias_core::Embedder;
@@ -74,7 +75,7 @@ fn assert_row_close(got: &[f32], want: &[f64], tol: f64, what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: dimension");
     for (j, (&g, &w)) in got.iter().zip(want).enumerate() {
         assert!(
-            (f64::from(g) - w).abs() <= tol,
+            abs_diff_eq!(f64::from(g), w, epsilon = tol),
             "{what}: coordinate {j}: got {g}, want {w}"
         );
     }

@@ -10,6 +10,7 @@
 //! its spot items); for them we check our scores against the fixture's and then take the
 //! fixture's, so that the verdict is the reference's. Every other item uses our own scores.
 
+use approx::abs_diff_eq;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -90,7 +91,7 @@ fn check(what: &str, got: &Scores, want: &Value) {
     for (key, g) in [("ss", got.ss), ("lms", got.lms), ("icat", got.icat)] {
         let w = want[key].as_f64().unwrap();
         assert!(
-            (g - w).abs() <= SCORE_TOL,
+            abs_diff_eq!(g, w, epsilon = SCORE_TOL),
             "{what} {key}: rust {g} vs python {w}"
         );
     }
@@ -139,7 +140,7 @@ fn stereoset_ss_lms_icat_match_the_authors_aggregation() {
             let (rs, ra, ru) = reference(v);
             for (what, g, w) in [("stereo", s, rs), ("anti", a, ra), ("unrelated", u, ru)] {
                 assert!(
-                    (g - w).abs() <= SENTENCE_TOL,
+                    abs_diff_eq!(g, w, epsilon = SENTENCE_TOL),
                     "{} {what}: rust {g} vs transformers {w}",
                     t.id
                 );

@@ -4,6 +4,7 @@
 //! checkpoints, batched (padding included) and one sentence per forward pass; the tokens the
 //! words were read as; and the errors for words that are not single tokens.
 
+use approx::assert_abs_diff_eq;
 use std::path::PathBuf;
 
 use bias_plm::template::{gender_probe, template_based_score, ProbeOptions, TbsOptions, Template};
@@ -138,7 +139,7 @@ fn sentences_show_masks() {
     assert_eq!(tbs.rows[1].sentence, "[MASK] is an engineer.");
     assert_eq!(tbs.rows[1].prior_sentence, "[MASK] is an [MASK].");
     let mean = (tbs.rows[0].score + tbs.rows[1].score) / 2.0;
-    assert!((tbs.mean - mean).abs() < 1e-12);
+    assert_abs_diff_eq!(tbs.mean, mean, epsilon = 1e-12);
     let (model, tok) = load("roberta");
     let tbs =
         template_based_score(&model, &tok, Device::Cpu, &targets, &TbsOptions::default()).unwrap();
@@ -209,7 +210,7 @@ fn probe_defaults_and_errors() {
     assert_eq!(probe.rows[1].sentence, "[MASK] is a musician.");
     for k in 0..2 {
         let mean = (probe.rows[0].probabilities[k] + probe.rows[1].probabilities[k]) / 2.0;
-        assert!((probe.means[k] - mean).abs() < 1e-15);
+        assert_abs_diff_eq!(probe.means[k], mean, epsilon = 1e-15);
         assert!(probe
             .rows
             .iter()

@@ -9,6 +9,7 @@
 //! (fixtures/train/, scripts/fixtures/train_reference.py: losses, gradient norms and weights
 //! after every step), and (3) an interrupted run resumes to the weights of an uninterrupted one.
 
+use approx::abs_diff_eq;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -250,7 +251,11 @@ fn follows_pytorch(model: &str, fixture_dir: &str, min_tensors: usize) {
         );
         assert!(rel(got.loss, loss) < 1e-4, "step {}: loss", k + 1);
         assert!(rel(got.grad_norm, norm) < 1e-4, "step {}: grad norm", k + 1);
-        assert!((got.learning_rate - lr).abs() < 1e-12, "step {}: lr", k + 1);
+        assert!(
+            abs_diff_eq!(got.learning_rate, lr, epsilon = 1e-12),
+            "step {}: lr",
+            k + 1
+        );
 
         let ours = weights(&file);
         let prefix = format!("step{}.", k + 1);
@@ -361,7 +366,7 @@ fn an_interrupted_run_resumes_to_the_weights_of_an_uninterrupted_one() {
     };
     assert_eq!(losses(&log_b).len(), 7);
     for (x, y) in losses(&log_a).iter().zip(losses(&log_b)) {
-        assert!((x - y).abs() < 1e-5, "{log_a}\n{log_b}");
+        assert!(abs_diff_eq!(*x, y, epsilon = 1e-5), "{log_a}\n{log_b}");
     }
 
     // Run again: reused, nothing trained. Other settings: refused.
