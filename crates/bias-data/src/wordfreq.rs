@@ -154,6 +154,7 @@ fn bad(path: &Path, message: String) -> DataError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
 
     fn pack(items: Vec<Value>) -> Vec<u8> {
         let mut out = Vec::new();
@@ -181,8 +182,12 @@ mod tests {
         assert_eq!(f.len(), 3);
         assert_eq!(f.bucket("fish"), Some(30));
         assert_eq!(f.bucket("red"), Some(60));
-        assert!((f.frequency("fish").unwrap() - 10f64.powf(-0.3)).abs() < 1e-12);
-        assert!((f.frequency("blue").unwrap() - 0.251_188_643).abs() < 1e-8);
+        assert_abs_diff_eq!(
+            f.frequency("fish").unwrap(),
+            10f64.powf(-0.3),
+            epsilon = 1e-12
+        );
+        assert_abs_diff_eq!(f.frequency("blue").unwrap(), 0.251_188_643, epsilon = 1e-8);
         assert_eq!(f.frequency("cat"), None);
     }
 

@@ -376,6 +376,7 @@ pub fn direct_bias(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
     use ndarray::array;
 
     #[test]
@@ -386,7 +387,7 @@ mod tests {
             .dot(&Array2::from_diag(&Array1::from(vals)))
             .dot(&vecs.t());
         for (a, b) in recon.iter().zip(m.iter()) {
-            assert!((a - b).abs() < 1e-12);
+            assert_abs_diff_eq!(a, b, epsilon = 1e-12);
         }
     }
 
@@ -401,9 +402,10 @@ mod tests {
         let v: Vec<_> = t.iter().map(|x| x.view()).collect();
         let b = bias_subspace(&v, 2).unwrap();
         let g = b.components.dot(&b.components.t());
-        assert!((g[[0, 1]]).abs() < 1e-12 && (g[[0, 0]] - 1.0).abs() < 1e-12);
+        assert_abs_diff_eq!(g[[0, 1]], 0.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(g[[0, 0]], 1.0, epsilon = 1e-12);
         assert!(b.explained_variance[0] >= b.explained_variance[1]);
-        assert!((b.explained_variance_ratio.sum() - 1.0).abs() < 1e-12);
+        assert_abs_diff_eq!(b.explained_variance_ratio.sum(), 1.0, epsilon = 1e-12);
     }
 
     #[test]

@@ -70,6 +70,7 @@ pub fn gweat(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
     use ndarray::array;
 
     #[test]
@@ -78,7 +79,7 @@ mod tests {
         let x1 = array![[2.0, 0.0]];
         let x2 = array![[0.0, 3.0]];
         let g = gweat(&[x1.view(), x2.view()], &[x1.view(), x2.view()]).unwrap();
-        assert!((g.value - 1.0).abs() < 1e-15);
+        assert_abs_diff_eq!(g.value, 1.0, epsilon = 1e-15);
         assert!(gweat(&[x1.view()], &[x1.view()]).is_err());
     }
 }

@@ -798,6 +798,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
     use bias_core::Direction;
 
     fn pair(id: &str, more: &str, less: &str, ty: BiasType) -> SentencePair {
@@ -913,8 +914,9 @@ mod tests {
             }]
         );
         let c = p.subspace.components.row(0);
-        assert!((c[0] - 1.0).abs() < 1e-12 && c[1].abs() < 1e-12, "{c}");
-        assert!((p.subspace.explained_variance[0] - 1.72 / 3.0).abs() < 1e-6);
+        assert_abs_diff_eq!(c[0], 1.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(c[1], 0.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(p.subspace.explained_variance[0], 1.72 / 3.0, epsilon = 1e-6);
 
         let err = pair_subspace(&mut e, "defs", &set, 1, MissingPairs::Error).unwrap_err();
         assert_eq!(

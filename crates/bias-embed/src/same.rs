@@ -240,6 +240,7 @@ fn mean(v: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
     use ndarray::array;
 
     #[test]
@@ -248,11 +249,11 @@ mod tests {
         let a1 = array![[0.0, 2.0, 0.0]];
         let t = array![[1.0, 0.0, 0.0], [0.0, 0.0, 3.0]];
         let r = same_binary(t.view(), a0.view(), a1.view()).unwrap();
-        assert!((r.per_target[0] - 0.5f64.sqrt()).abs() < 1e-15);
+        assert_abs_diff_eq!(r.per_target[0], 0.5f64.sqrt(), epsilon = 1e-15);
         assert_eq!(r.per_target[1], 0.0);
-        assert!((r.value - 0.5f64.sqrt() / 2.0).abs() < 1e-15);
+        assert_abs_diff_eq!(r.value, 0.5f64.sqrt() / 2.0, epsilon = 1e-15);
         let m = same_multi(t.view(), &[a0.view(), a1.view()], SameVariant::Paper).unwrap();
-        assert!((m.value - r.value).abs() < 1e-15);
+        assert_abs_diff_eq!(m.value, r.value, epsilon = 1e-15);
         assert_eq!(m.basis_dim, 1);
     }
 

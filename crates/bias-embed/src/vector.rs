@@ -70,14 +70,15 @@ pub fn unit_mean(vectors: &[ArrayView1<'_, f64>]) -> Result<Array1<f64>, EmbedEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
     use ndarray::array;
 
     #[test]
     fn cosine_hand_values() {
         let c = cosine(array![3.0, 4.0].view(), array![4.0, 3.0].view()).unwrap();
-        assert!((c - 24.0 / 25.0).abs() < 1e-15);
+        assert_abs_diff_eq!(c, 24.0 / 25.0, epsilon = 1e-15);
         let opp = cosine(array![1.0, 2.0].view(), array![-2.0, -4.0].view()).unwrap();
-        assert!((opp + 1.0).abs() < 1e-15);
+        assert_abs_diff_eq!(opp, -1.0, epsilon = 1e-15);
     }
 
     #[test]

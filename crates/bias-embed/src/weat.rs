@@ -349,6 +349,7 @@ fn exact_count(s: &[f64], k: usize, total: f64, counts: &dyn Fn(f64) -> bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
 
     #[test]
     fn binomials() {
@@ -373,7 +374,7 @@ mod tests {
         let t = weat_permutation_test(&[3.0], &[1.0, 2.0], &PermutationOptions::default()).unwrap();
         assert_eq!(t.method, PermutationMethod::Exact);
         assert_eq!(t.permutations, 3);
-        assert!((t.p_value - 1.0 / 3.0).abs() < 1e-15);
+        assert_abs_diff_eq!(t.p_value, 1.0 / 3.0, epsilon = 1e-15);
         let strict = PermutationOptions {
             count: TailCount::Strict,
             ..Default::default()

@@ -148,7 +148,10 @@ fn hard_debias_bolukbasi() {
     let mut worst = 0.0f64;
     for n in &neutral {
         let nv = m.row(deb.index(n).unwrap());
-        assert!(nv.dot(&gd).abs() < 1e-6, "{n} not neutralised");
+        assert!(
+            abs_diff_eq!(nv.dot(&gd), 0.0, epsilon = 1e-6),
+            "{n} not neutralised"
+        );
         for (a, b) in &report.equalised {
             let ca = m.row(deb.index(a).unwrap()).dot(&nv);
             let cb = m.row(deb.index(b).unwrap()).dot(&nv);

@@ -1,6 +1,6 @@
 //! Properties of SAME, WEAT and the permutation test.
 
-use approx::assert_abs_diff_eq;
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use bias_embed::{
     same_binary, same_multi, weat, weat_permutation_test, Ddof, PermutationMethod,
     PermutationOptions, SameVariant,
@@ -71,12 +71,12 @@ proptest! {
         let g2: Vec<_> = g.iter().map(&mut scale).collect();
         let views2: Vec<_> = g2.iter().map(|m| m.view()).collect();
         let r2 = same_multi(t2.view(), &views2, SameVariant::Paper).unwrap();
-        prop_assert!((r.value - r2.value).abs() < 1e-9);
+        prop_assert!(abs_diff_eq!(r.value, r2.value, epsilon = 1e-9));
         let bin2 = same_binary(t2.view(), g2[0].view(), g2[1].view()).unwrap();
-        prop_assert!((bin.value - bin2.value).abs() < 1e-9);
+        prop_assert!(abs_diff_eq!(bin.value, bin2.value, epsilon = 1e-9));
         let a1 = same_multi(t.view(), &views, SameVariant::AuthorsCode).unwrap();
         let a2 = same_multi(t2.view(), &views2, SameVariant::AuthorsCode).unwrap();
-        prop_assert!((a1.value - a2.value).abs() < 1e-9);
+        prop_assert!(abs_diff_eq!(a1.value, a2.value, epsilon = 1e-9));
     }
 
     #[test]
@@ -117,11 +117,11 @@ proptest! {
         prop_assume!(t.rows().into_iter().all(|r| r.dot(&r) > 1e-6));
         let views: Vec<_> = g.iter().map(|m| m.view()).collect();
         let r = same_multi(t.view(), &views, SameVariant::Paper).unwrap();
-        prop_assert!(r.value.abs() < 1e-9, "{}", r.value);
+        prop_assert!(abs_diff_eq!(r.value, 0.0, epsilon = 1e-9), "{}", r.value);
         let a = same_multi(t.view(), &views, SameVariant::AuthorsCode).unwrap();
-        prop_assert!(a.value.abs() < 1e-9, "{}", a.value);
+        prop_assert!(abs_diff_eq!(a.value, 0.0, epsilon = 1e-9), "{}", a.value);
         let bin = same_binary(t.view(), g[0].view(), g[1].view()).unwrap();
-        prop_assert!(bin.value.abs() < 1e-9);
+        prop_assert!(abs_diff_eq!(bin.value, 0.0, epsilon = 1e-9));
     }
 
     #[test]
@@ -134,7 +134,7 @@ proptest! {
         for ddof in [Ddof::Zero, Ddof::One] {
             let w = weat(x.view(), y.view(), a.view(), b.view(), ddof).unwrap();
             let v = weat(y.view(), x.view(), a.view(), b.view(), ddof).unwrap();
-            prop_assert!((w.effect_size + v.effect_size).abs() < 1e-9);
+            prop_assert!(abs_diff_eq!(w.effect_size, -v.effect_size, epsilon = 1e-9));
         }
         let w = weat(x.view(), y.view(), a.view(), b.view(), Ddof::Zero).unwrap();
         let exact = w.permutation_test(&PermutationOptions::default()).unwrap();

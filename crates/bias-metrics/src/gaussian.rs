@@ -117,13 +117,14 @@ pub(crate) fn invalid(name: &str, value: f64, expected: &str) -> MetricsError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
 
     #[test]
     fn fit_uses_ddof_one() {
         // values 1, 2, 3, 4: mean 2.5, Σ(x−μ)² = 2.25+0.25+0.25+2.25 = 5, /3 → σ = sqrt(5/3).
         let g = Gaussian::fit(&[1.0, 2.0, 3.0, 4.0]).unwrap();
-        assert!((g.mean - 2.5).abs() < 1e-15);
-        assert!((g.std - (5.0f64 / 3.0).sqrt()).abs() < 1e-15);
+        assert_abs_diff_eq!(g.mean, 2.5, epsilon = 1e-15);
+        assert_abs_diff_eq!(g.std, (5.0f64 / 3.0).sqrt(), epsilon = 1e-15);
     }
 
     #[test]
@@ -151,7 +152,7 @@ mod tests {
         // KL(N(0,1) ‖ N(1,2)) = ln 2 + (1 + 1)/(2·4) − 1/2 = ln 2 − 0.25.
         let p = Gaussian::new(0.0, 1.0).unwrap();
         let q = Gaussian::new(1.0, 2.0).unwrap();
-        assert!((p.kl_divergence(&q) - (2f64.ln() - 0.25)).abs() < 1e-15);
+        assert_abs_diff_eq!(p.kl_divergence(&q), (2f64.ln() - 0.25), epsilon = 1e-15);
         assert_eq!(p.kl_divergence(&p), 0.0);
     }
 

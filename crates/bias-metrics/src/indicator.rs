@@ -275,6 +275,7 @@ impl BiasMeasure for Indicator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
 
     fn row(id: usize, ty: BiasType, st: f64, at: f64) -> ScoreRow {
         ScoreRow {
@@ -324,10 +325,10 @@ mod tests {
         assert_eq!(all.measurement.value, 50.0);
         let g = &all.measurement.by_type[&BiasType::Gender];
         assert_eq!(g.n, 3);
-        assert!((g.value - 200.0 / 3.0).abs() < 1e-12);
+        assert_abs_diff_eq!(g.value, 200.0 / 3.0, epsilon = 1e-12);
         let r = &all.measurement.by_type[&BiasType::RaceColor];
         assert_eq!(r.n, 3);
-        assert!((r.value - 100.0 / 3.0).abs() < 1e-12);
+        assert_abs_diff_eq!(r.value, 100.0 / 3.0, epsilon = 1e-12);
         let scored = ind
             .report_with_unscored(&table, &left, PairsInN::Scored)
             .unwrap();

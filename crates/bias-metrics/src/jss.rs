@@ -252,6 +252,7 @@ impl BiasMeasure for Jss {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::{abs_diff_eq, assert_abs_diff_eq};
 
     fn g(m: f64, s: f64) -> Gaussian {
         Gaussian::new(m, s).unwrap()
@@ -267,7 +268,7 @@ mod tests {
         ];
         for ((mp, sp, ma, sa), want) in cases {
             let v = jss_authors(&g(mp, sp), &g(ma, sa));
-            assert!((v - want).abs() < 1e-6, "{v} vs {want}");
+            assert!(abs_diff_eq!(v, want, epsilon = 1e-6), "{v} vs {want}");
         }
     }
 
@@ -275,23 +276,24 @@ mod tests {
     fn kronrod_rule_integrates_polynomials_and_a_density() {
         // K15 is exact for degree ≤ 22, G7 for degree ≤ 13: ∫_0^1 x^12 = 1/13.
         let (k, gg) = gk15(&|x: f64| x.powi(12), 0.0, 1.0);
-        assert!((k - 1.0 / 13.0).abs() < 1e-15);
-        assert!((gg - 1.0 / 13.0).abs() < 1e-15);
+        assert_abs_diff_eq!(k, 1.0 / 13.0, epsilon = 1e-15);
+        assert_abs_diff_eq!(gg, 1.0 / 13.0, epsilon = 1e-15);
         // Weight sums: Σ over all 15 Kronrod nodes = 2, over the 7 Gauss nodes = 2.
         let ks: f64 = 2.0 * WGK[..7].iter().sum::<f64>() + WGK[7];
         let gs: f64 = 2.0 * WG[..3].iter().sum::<f64>() + WG[3];
-        assert!((ks - 2.0).abs() < 1e-15 && (gs - 2.0).abs() < 1e-15);
+        assert_abs_diff_eq!(ks, 2.0, epsilon = 1e-15);
+        assert_abs_diff_eq!(gs, 2.0, epsilon = 1e-15);
         // A unit normal density over ±12σ integrates to 1 (1 − 2Φ(−12) = 1 − 3.6e-33).
         let n = g(0.3, 0.7);
         let total = adaptive_gk15(&|x| n.ln_pdf(x).exp(), 0.3 - 8.4, 0.3 + 8.4, 1e-14, 40);
-        assert!((total - 1.0).abs() < 1e-13);
+        assert_abs_diff_eq!(total, 1.0, epsilon = 1e-13);
     }
 
     #[test]
     fn degenerate_values() {
         // One σ = 0: authors' limit 100/(1 + C').
         let v = jss_authors(&g(0.0, 0.0), &g(0.0, 0.5));
-        assert!((v - 100.0 / 1.5).abs() < 1e-12);
+        assert_abs_diff_eq!(v, 100.0 / 1.5, epsilon = 1e-12);
         assert_eq!(jss_authors(&g(1.0, 0.0), &g(1.0, 0.0)), 100.0);
         assert_eq!(jss_authors(&g(1.0, 0.0), &g(2.0, 0.0)), 100.0);
         assert_eq!(jss_paper(&g(0.0, 0.0), &g(0.0, 0.5)), 0.0);

@@ -84,6 +84,7 @@ impl BiasMeasure for Kls {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::abs_diff_eq;
 
     fn g(m: f64, s: f64) -> Gaussian {
         Gaussian::new(m, s).unwrap()
@@ -100,7 +101,7 @@ mod tests {
         ];
         for ((mp, sp, ma, sa), want) in cases {
             let v = kls(&g(mp, sp), &g(ma, sa));
-            assert!((v - want).abs() < 1e-6, "{v} vs {want}");
+            assert!(abs_diff_eq!(v, want, epsilon = 1e-6), "{v} vs {want}");
         }
     }
 

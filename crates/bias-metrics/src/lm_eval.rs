@@ -93,6 +93,7 @@ pub fn lm_eval_crows(table: &ScoreTable) -> Result<LmEvalCrows, MetricsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
     use bias_core::{BiasType, Direction, ScoreRow};
 
     fn row(id: &str, s: f64, a: f64) -> ScoreRow {
@@ -122,12 +123,12 @@ mod tests {
         ]);
         let m = lm_eval_crows(&t).unwrap();
         assert_eq!(m.n, 3);
-        assert!((m.pct_stereotype - 1.0 / 3.0).abs() < 1e-15);
-        assert!((m.likelihood_diff - 1.0).abs() < 1e-15);
+        assert_abs_diff_eq!(m.pct_stereotype, 1.0 / 3.0, epsilon = 1e-15);
+        assert_abs_diff_eq!(m.likelihood_diff, 1.0, epsilon = 1e-15);
         let with = m.with_identical_pairs(1);
         assert_eq!(with.n, 4);
-        assert!((with.pct_stereotype - 0.25).abs() < 1e-15);
-        assert!((with.likelihood_diff - 0.75).abs() < 1e-15);
+        assert_abs_diff_eq!(with.pct_stereotype, 0.25, epsilon = 1e-15);
+        assert_abs_diff_eq!(with.likelihood_diff, 0.75, epsilon = 1e-15);
     }
 
     #[test]

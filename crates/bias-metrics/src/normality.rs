@@ -89,6 +89,7 @@ pub fn normality_by_type(table: &ScoreTable) -> Vec<NormalityTest> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
     use bias_core::Direction;
 
     fn row(ty: BiasType, s: f64, a: f64) -> ScoreRow {
@@ -127,7 +128,7 @@ mod tests {
         assert!(age.w.is_none() && age.undefined.is_some());
         let gender_stereo = &tests[2];
         assert_eq!(gender_stereo.side, Side::Stereo);
-        assert!((gender_stereo.w.unwrap() - 1.0).abs() < 1e-12);
+        assert_abs_diff_eq!(gender_stereo.w.unwrap(), 1.0, epsilon = 1e-12);
         assert_eq!(gender_stereo.normal_at(0.05), Some(true));
     }
 }

@@ -92,6 +92,7 @@ pub fn weighted_by_type(by_type: &BTreeMap<BiasType, TypeValue>) -> Result<f64, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
 
     #[test]
     fn rounding_like_numpy() {
@@ -110,7 +111,7 @@ mod tests {
         m.insert(BiasType::Gender, TypeValue { value: 60.0, n: 1 });
         m.insert(BiasType::Age, TypeValue { value: 50.0, n: 3 });
         // (1·60 + 3·50)/4 = 52.5
-        assert!((weighted_by_type(&m).unwrap() - 52.5).abs() < 1e-12);
+        assert_abs_diff_eq!(weighted_by_type(&m).unwrap(), 52.5, epsilon = 1e-12);
         assert!(weighted_by_type(&BTreeMap::new()).is_err());
     }
 }

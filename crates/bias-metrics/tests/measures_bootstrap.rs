@@ -1,5 +1,6 @@
 //! The seeded percentile bootstrap on hand-made tables.
 
+use approx::assert_abs_diff_eq;
 use bias_core::{BiasMeasure, BiasType, Direction, Measurement, ScoreRow, ScoreTable};
 use bias_metrics::{bootstrap_ci, BootstrapOptions, Indicator, Jss, Kls, MetricsError};
 
@@ -108,7 +109,8 @@ fn same_seed_same_result_other_seed_other_values() {
         let l = h.floor() as usize;
         a.values[l] + (h - l as f64) * (a.values[l + 1] - a.values[l])
     };
-    assert!((a.lower - q(0.025)).abs() < 1e-12 && (a.upper - q(0.975)).abs() < 1e-12);
+    assert_abs_diff_eq!(a.lower, q(0.025), epsilon = 1e-12);
+    assert_abs_diff_eq!(a.upper, q(0.975), epsilon = 1e-12);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Property tests of the measures and the bootstrap.
 
+use approx::abs_diff_eq;
 use std::collections::BTreeMap;
 
 use bias_core::{BiasMeasure, BiasType, Direction, ScoreRow, ScoreTable, TypeValue};
@@ -64,7 +65,7 @@ proptest! {
     fn kls_range_and_symmetry(p in gaussians(), a in gaussians()) {
         let v = kls(&p, &a);
         prop_assert!((50.0..=100.0).contains(&v));
-        prop_assert!((v - kls(&a, &p)).abs() < 1e-9);
+        prop_assert!(abs_diff_eq!(v, kls(&a, &p), epsilon = 1e-9));
     }
 
     #[test]
@@ -72,7 +73,7 @@ proptest! {
         for variant in [JssVariant::AuthorsCode, JssVariant::PaperText] {
             let v = jss(&p, &a, variant);
             prop_assert!((0.0..=100.0).contains(&v), "{variant:?} {v}");
-            prop_assert!((v - jss(&a, &p, variant)).abs() < 1e-8);
+            prop_assert!(abs_diff_eq!(v, jss(&a, &p, variant), epsilon = 1e-8));
         }
     }
 
@@ -81,7 +82,7 @@ proptest! {
         let k = Kls::default().measure(&t).unwrap();
         prop_assert!((50.0..=100.0).contains(&k.value));
         let ks = Kls::default().measure(&swapped(&t)).unwrap();
-        prop_assert!((k.value - ks.value).abs() < 1e-9);
+        prop_assert!(abs_diff_eq!(k.value, ks.value, epsilon = 1e-9));
         for variant in [JssVariant::AuthorsCode, JssVariant::PaperText] {
             let j = Jss::new(variant, DistributionOptions::default()).measure(&t).unwrap();
             prop_assert!((0.0..=100.0).contains(&j.value));
@@ -97,7 +98,7 @@ proptest! {
         prop_assume!(t.rows().iter().all(|r| r.score_stereo != r.score_anti));
         let x = Indicator::default().measure(&t).unwrap().value;
         let y = Indicator::default().measure(&swapped(&t)).unwrap().value;
-        prop_assert!((x + y - 100.0).abs() < 1e-9);
+        prop_assert!(abs_diff_eq!(x + y, 100.0, epsilon = 1e-9));
         prop_assert!((0.0..=100.0).contains(&x));
     }
 
@@ -105,7 +106,7 @@ proptest! {
     fn weighting_single_type(value in -1e3f64..1e3, n in 1usize..10_000) {
         let mut m = BTreeMap::new();
         m.insert(BiasType::Religion, TypeValue { value, n });
-        prop_assert!((weighted_by_type(&m).unwrap() - value).abs() <= 1e-12 * value.abs().max(1.0));
+        prop_assert!(abs_diff_eq!(weighted_by_type(&m).unwrap(), value, epsilon = 1e-12 * value.abs().max(1.0)));
     }
 
     #[test]

@@ -332,7 +332,7 @@ fn score_groups_ties_empty_groups_and_shift() {
     let at = a.anti_stereotype_group.unwrap();
     assert_eq!(at.n, 2);
     assert_abs_diff_eq!(at.abs_delta, 0.25, epsilon = 1e-15);
-    assert!((a.delta_difference + 0.25).abs() < 1e-15);
+    assert_abs_diff_eq!(a.delta_difference, -0.25, epsilon = 1e-15);
     assert!(score_group_analysis(&ScoreTable::default()).is_err());
     // Table 5, BERT at 30 %: 0.0413 against the original 0.0192 → Δ_sp = +0.0221 (↑).
     let orig = score_group_analysis(&ScoreTable::new(vec![

@@ -807,6 +807,7 @@ pub fn paraphrase_agreement(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::abs_diff_eq;
     use bias_core::Direction;
 
     fn row(id: &str, scorer: &str, mdiff: f64, tokens: Option<(usize, usize)>) -> ScoreRow {
@@ -845,7 +846,10 @@ mod tests {
         assert_eq!(band.scale, ScoreScale::PerTokenMean);
         assert_eq!(band.tau_sum, 0.25);
         assert_eq!(band.mean_tokens, Some(10.0));
-        assert!((band.half_width - 0.025).abs() < 1e-15, "{band:?}");
+        assert!(
+            abs_diff_eq!(band.half_width, 0.025, epsilon = 1e-15),
+            "{band:?}"
+        );
         // |0.03| ≥ 0.025 is outside; |0.02| and |−0.024| < 0.025 are inside: 2 of 3.
         let r = paraphrase_agreement(&table("aul"), &ParaphraseOptions::default()).unwrap();
         assert_eq!(r.near_tie, band.half_width);
@@ -866,7 +870,10 @@ mod tests {
         // n̄ = 10 as above; band = 0.25 / 10² = 0.0025: |0.03|, |0.02|, |−0.024| all outside.
         let band = near_tie_band(&table("aula"), &ParaphraseOptions::default()).unwrap();
         assert_eq!(band.scale, ScoreScale::AttentionWeightedMean);
-        assert!((band.half_width - 0.0025).abs() < 1e-15, "{band:?}");
+        assert!(
+            abs_diff_eq!(band.half_width, 0.0025, epsilon = 1e-15),
+            "{band:?}"
+        );
         let r = paraphrase_agreement(&table("aula"), &ParaphraseOptions::default()).unwrap();
         assert_eq!(r.overall.near_tie_pairs, 0);
     }

@@ -816,15 +816,16 @@ pub fn subsample_by_scorer(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
 
     #[test]
     fn summary_matches_numpy() {
         // np.mean / np.std(ddof=1) / np.percentile([3, 1, 4, 2], [2.5, 97.5]).
         let s = RepeatSummary::of(&[3.0, 1.0, 4.0, 2.0]);
-        assert!((s.mean - 2.5).abs() < 1e-15);
-        assert!((s.sd - (5.0f64 / 3.0).sqrt()).abs() < 1e-15);
-        assert!((s.q025 - 1.075).abs() < 1e-12);
-        assert!((s.q975 - 3.925).abs() < 1e-12);
+        assert_abs_diff_eq!(s.mean, 2.5, epsilon = 1e-15);
+        assert_abs_diff_eq!(s.sd, (5.0f64 / 3.0).sqrt(), epsilon = 1e-15);
+        assert_abs_diff_eq!(s.q025, 1.075, epsilon = 1e-12);
+        assert_abs_diff_eq!(s.q975, 3.925, epsilon = 1e-12);
     }
 
     #[test]
@@ -836,10 +837,10 @@ mod tests {
         );
         // One swap of 3 models: C = 2, D = 1, τ = 1/3.
         let t = kendall_tau_b(&[3.0, 2.0, 1.0], &[3.0, 1.0, 2.0]).unwrap();
-        assert!((t - 1.0 / 3.0).abs() < 1e-15);
+        assert_abs_diff_eq!(t, 1.0 / 3.0, epsilon = 1e-15);
         // A tie in y: n0 = 3, n2 = 1, C = 2, D = 0: 2 / sqrt(3 · 2).
         let t = kendall_tau_b(&[3.0, 2.0, 1.0], &[2.0, 1.0, 1.0]).unwrap();
-        assert!((t - 2.0 / 6f64.sqrt()).abs() < 1e-15);
+        assert_abs_diff_eq!(t, 2.0 / 6f64.sqrt(), epsilon = 1e-15);
         // Undefined: one model, or one side all tied.
         assert_eq!(kendall_tau_b(&[1.0], &[1.0]), None);
         assert_eq!(kendall_tau_b(&[1.0, 2.0], &[5.0, 5.0]), None);

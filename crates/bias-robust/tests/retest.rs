@@ -610,7 +610,8 @@ fn weat_resorting_by_hand() {
         (es(resorted), es(&[0, 1]))
     };
     let (re6, fx6) = by_left_out(6);
-    assert!((re6 - 1.5 * h).abs() < 1e-12 && (fx6 - 0.75 * h).abs() < 1e-12);
+    assert_abs_diff_eq!(re6, 1.5 * h, epsilon = 1e-12);
+    assert_abs_diff_eq!(fx6, 0.75 * h, epsilon = 1e-12);
 
     let t = arr2(&[
         [1.0, 0.0],

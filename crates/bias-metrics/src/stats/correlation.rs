@@ -327,6 +327,7 @@ pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Result<KendallTau, MetricsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::{abs_diff_eq, assert_abs_diff_eq};
 
     #[test]
     fn inversions_by_brute_force() {
@@ -348,9 +349,9 @@ mod tests {
     fn exact_kendall_small_n_by_enumeration() {
         // n = 4: inversion counts of the 24 permutations are 1,3,5,6,5,3,1 for 0..=6.
         // c = 2 concordant → min(2, 4) = 2 → P(≤ 2) = 9/24, two-sided 18/24.
-        assert!((kendall_exact_p(4, 2) - 0.75).abs() < 1e-15);
-        assert!((kendall_exact_p(4, 0) - 2.0 / 24.0).abs() < 1e-15);
-        assert!((kendall_exact_p(4, 5) - 2.0 * 4.0 / 24.0).abs() < 1e-15);
+        assert_abs_diff_eq!(kendall_exact_p(4, 2), 0.75, epsilon = 1e-15);
+        assert_abs_diff_eq!(kendall_exact_p(4, 0), 2.0 / 24.0, epsilon = 1e-15);
+        assert_abs_diff_eq!(kendall_exact_p(4, 5), 2.0 * 4.0 / 24.0, epsilon = 1e-15);
     }
 
     #[test]
@@ -364,7 +365,11 @@ mod tests {
         // −0 and +0 are one tied group: x = (0, 0, 1, 2), y = (1, 0, 2, 3) → n_c = 5, n_d = 0,
         // one pair tied in x: τ_b = 5 / √(5 · 6).
         let k = kendall_tau_b(&[-0.0, 0.0, 1.0, 2.0], &[1.0, 0.0, 2.0, 3.0]).unwrap();
-        assert!((k.tau - 5.0 / 30f64.sqrt()).abs() < 1e-15, "{}", k.tau);
+        assert!(
+            abs_diff_eq!(k.tau, 5.0 / 30f64.sqrt(), epsilon = 1e-15),
+            "{}",
+            k.tau
+        );
         assert_eq!(k.method, KendallPMethod::Asymptotic);
     }
 

@@ -69,6 +69,7 @@ pub fn gaussian_kde(values: &[f64], grid: &[f64]) -> Result<Vec<f64>, MetricsErr
 mod tests {
     use super::{gaussian_kde, scott_bandwidth};
     use crate::MetricsError;
+    use approx::{abs_diff_eq, assert_abs_diff_eq};
 
     /// Deterministic standard normals (Box–Muller on a 64-bit LCG).
     fn normals(seed: u64, n: usize) -> Vec<f64> {
@@ -95,11 +96,11 @@ mod tests {
         let grid: Vec<f64> = (0..2001).map(|i| -8.0 + 16.0 * i as f64 / 2000.0).collect();
         let density = gaussian_kde(&values, &grid).unwrap();
         let area: f64 = density.iter().sum::<f64>() * 16.0 / 2000.0;
-        assert!((area - 1.0).abs() < 1e-3, "{area}");
+        assert!(abs_diff_eq!(area, 1.0, epsilon = 1e-3), "{area}");
         // Scott: σ n^(−1/5).
         let h = scott_bandwidth(&[0.0, 1.0, 2.0, 3.0]).unwrap();
         let sd = (5.0f64 / 3.0).sqrt();
-        assert!((h - sd * 4f64.powf(-0.2)).abs() < 1e-12);
+        assert_abs_diff_eq!(h, sd * 4f64.powf(-0.2), epsilon = 1e-12);
     }
 
     #[test]
@@ -112,7 +113,7 @@ mod tests {
         //     0.027182180607290087]
         let values = [-2.1, -1.3, -0.4, 0.0, 0.7, 1.9, 2.4];
         let h = scott_bandwidth(&values).unwrap();
-        assert!((h - 1.1035660774386629).abs() < 1e-14, "{h}");
+        assert!(abs_diff_eq!(h, 1.1035660774386629, epsilon = 1e-14), "{h}");
         let grid = [-3.0, -1.0, 0.0, 0.5, 2.0, 4.0];
         let scipy = [
             0.05749095696162534,
@@ -123,7 +124,7 @@ mod tests {
             0.027182180607290087,
         ];
         for (got, want) in gaussian_kde(&values, &grid).unwrap().iter().zip(scipy) {
-            assert!((got - want).abs() < 1e-14, "{got} vs {want}");
+            assert!(abs_diff_eq!(*got, want, epsilon = 1e-14), "{got} vs {want}");
         }
     }
 

@@ -105,6 +105,7 @@ pub fn mcnemar_chi2(table: [[u64; 2]; 2]) -> Result<McNemar, MetricsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
 
     #[test]
     fn table_orientation() {
@@ -145,6 +146,6 @@ mod tests {
         // b = 0, c = 9: p = 2 · 2⁻⁹.
         let r = mcnemar_exact([[20, 0], [9, 4]]);
         assert_eq!(r.statistic, 0.0);
-        assert!((r.p_value - 2.0 / 512.0).abs() < 1e-15);
+        assert_abs_diff_eq!(r.p_value, 2.0 / 512.0, epsilon = 1e-15);
     }
 }

@@ -126,6 +126,7 @@ pub fn roc_auc(scores: &[f64], labels: &[bool]) -> Result<f64, MetricsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
 
     #[test]
     fn errors() {
@@ -152,6 +153,6 @@ mod tests {
         let area: f64 = (1..c.fpr.len())
             .map(|i| (c.fpr[i] - c.fpr[i - 1]) * (c.tpr[i] + c.tpr[i - 1]) / 2.0)
             .sum();
-        assert!((roc_auc(&scores, &labels).unwrap() - area).abs() < 1e-12);
+        assert_abs_diff_eq!(roc_auc(&scores, &labels).unwrap(), area, epsilon = 1e-12);
     }
 }

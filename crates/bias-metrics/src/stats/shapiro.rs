@@ -188,13 +188,15 @@ pub fn shapiro_wilk(x: &[f64]) -> Result<ShapiroWilk, MetricsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::abs_diff_eq;
+    use approx::assert_abs_diff_eq;
 
     #[test]
     fn coefficients_are_normalised() {
         // Σ aᵢ² over the full antisymmetric vector is 1 by construction (Royston 1992).
         for n in [4, 5, 6, 11, 12, 50, 5000] {
             let s: f64 = coefficients(n).iter().map(|a| 2.0 * a * a).sum();
-            assert!((s - 1.0).abs() < 1e-12, "n = {n}: Σa² = {s}");
+            assert!(abs_diff_eq!(s, 1.0, epsilon = 1e-12), "n = {n}: Σa² = {s}");
         }
     }
 
@@ -230,6 +232,7 @@ mod tests {
     fn n3_bounds() {
         // Equally spaced: W = 1, p = 1 exactly.
         let r = shapiro_wilk(&[1.0, 2.0, 3.0]).unwrap();
-        assert!((r.w - 1.0).abs() < 1e-15 && (r.p_value - 1.0).abs() < 1e-12);
+        assert_abs_diff_eq!(r.w, 1.0, epsilon = 1e-15);
+        assert_abs_diff_eq!(r.p_value, 1.0, epsilon = 1e-12);
     }
 }

@@ -1304,6 +1304,7 @@ fn figure3(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
 
     #[test]
     fn kendall_tau_by_hand() {
@@ -1313,7 +1314,7 @@ mod tests {
             Some(1.0)
         );
         let t = kendall_tau(&[1.0, 2.0, 3.0, 4.0], &[20.0, 10.0, 30.0, 40.0]).unwrap();
-        assert!((t - 4.0 / 6.0).abs() < 1e-12);
+        assert_abs_diff_eq!(t, 4.0 / 6.0, epsilon = 1e-12);
         assert_eq!(kendall_tau(&[1.0], &[1.0]), None);
     }
 

@@ -907,6 +907,7 @@ fn figure3(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::{abs_diff_eq, assert_abs_diff_eq};
 
     #[test]
     fn sd_selection_keeps_models_beyond_one_population_sd() {
@@ -928,7 +929,7 @@ mod tests {
         let cos = [Some(0.1), Some(0.3), None, Some(0.4)];
         let (acc, n) = pairwise_accuracy(&[0, 1, 3], &down, &cos).unwrap();
         assert_eq!(n, 3);
-        assert!((acc - 2.0 / 3.0).abs() < 1e-12);
+        assert_abs_diff_eq!(acc, 2.0 / 3.0, epsilon = 1e-12);
         // A missing score among the selected: no accuracy.
         assert_eq!(pairwise_accuracy(&[0, 2], &down, &cos), None);
         // Equal downstream values are not compared.
@@ -1003,7 +1004,7 @@ mod tests {
         assert_eq!(g.samples.len(), 100);
         // CPS bias: the percentage of positive differences, by hand.
         let pos = g.samples.iter().filter(|s| s.pll_difference > 0.0).count();
-        assert!((g.cps_bias - 100.0 * pos as f64 / 100.0).abs() < 1e-12);
+        assert_abs_diff_eq!(g.cps_bias, 100.0 * pos as f64 / 100.0, epsilon = 1e-12);
         // The filter: fewer gender pairs with a single span.
         let single = SchroederOptions {
             filter: CrowsFilter::SingleSpan,
@@ -1025,7 +1026,7 @@ mod tests {
         assert_eq!(moved, 30);
         assert_ne!(g.per_group, m.per_group);
         assert_ne!(g.weat, m.weat);
-        assert!((g.same - m.same).abs() < 1e-12);
+        assert_abs_diff_eq!(g.same, m.same, epsilon = 1e-12);
         // ddof 1 vs 0: the effect size scales by sqrt((n - 1) / n) (hand relation).
         let d0 = SchroederOptions {
             ddof: Ddof::Zero,
@@ -1034,7 +1035,7 @@ mod tests {
         let w0 = run(&pairs, 2, &d0).unwrap().weat.unwrap();
         let w1 = g.weat.unwrap();
         assert!(
-            (w1 - w0 * (99.0f64 / 100.0).sqrt()).abs() < 1e-9,
+            abs_diff_eq!(w1, w0 * (99.0f64 / 100.0).sqrt(), epsilon = 1e-9),
             "{w0} {w1}"
         );
         // c = 2: DirectBias is the mean of the squared c = 1 terms.
@@ -1043,13 +1044,17 @@ mod tests {
             ..span.clone()
         };
         let want = g.samples.iter().map(|s| s.direct_bias.powi(2)).sum::<f64>() / 100.0;
-        assert!((run(&pairs, 2, &c2).unwrap().direct_bias - want).abs() < 1e-12);
+        assert_abs_diff_eq!(
+            run(&pairs, 2, &c2).unwrap().direct_bias,
+            want,
+            epsilon = 1e-12
+        );
         // SAME of the authors' code: equal with two groups, different with five (religion).
         let code = SchroederOptions {
             same: SameVariant::AuthorsCode,
             ..span.clone()
         };
-        assert!((run(&pairs, 2, &code).unwrap().same - g.same).abs() < 1e-12);
+        assert_abs_diff_eq!(run(&pairs, 2, &code).unwrap().same, g.same, epsilon = 1e-12);
         let (rp, rc) = (
             run(&pairs, 1, &span).unwrap().same,
             run(&pairs, 1, &code).unwrap().same,
@@ -1058,7 +1063,7 @@ mod tests {
         // Binary SAME's sample bias is signed and the aggregate is the mean of its absolute
         // values (Eq. 12 and the mean after it).
         let mean_abs = g.samples.iter().map(|s| s.same.abs()).sum::<f64>() / 100.0;
-        assert!((g.same - mean_abs).abs() < 1e-12);
+        assert_abs_diff_eq!(g.same, mean_abs, epsilon = 1e-12);
         assert!(g.samples.iter().any(|s| s.same < 0.0));
     }
 }
