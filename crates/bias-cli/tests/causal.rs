@@ -3,6 +3,7 @@
 //! log-likelihood (fixtures/plm/lm_eval_crows_gpt2.json), every measure applies unchanged, and a
 //! scorer of the other family is a usage error naming the model type and its scorers.
 
+use approx::abs_diff_eq;
 use std::path::PathBuf;
 
 use assert_cmd::Command;
@@ -94,7 +95,8 @@ fn score_writes_ll_sum_and_ll_mean_as_lm_eval_computes_them() {
             (more / tokens.0, less / tokens.1)
         };
         assert!(
-            (r.score_stereo - want_s).abs() < 1e-4 && (r.score_anti - want_a).abs() < 1e-4,
+            abs_diff_eq!(r.score_stereo, want_s, epsilon = 1e-4)
+                && abs_diff_eq!(r.score_anti, want_a, epsilon = 1e-4),
             "{} {}: {} {} vs {want_s} {want_a}",
             r.pair_id,
             r.scorer,
@@ -177,7 +179,7 @@ fn evaluate_and_bench_run_on_a_causal_model() {
         assert!(correct <= total, "{scorer}: {acc}");
         let rate = acc["rate"].as_f64().unwrap();
         assert!(
-            (rate - correct as f64 / total as f64).abs() < 1e-12,
+            abs_diff_eq!(rate, correct as f64 / total as f64, epsilon = 1e-12),
             "{scorer}: {acc}"
         );
     }
@@ -204,8 +206,8 @@ fn evaluate_and_bench_run_on_a_causal_model() {
         assert_eq!(row.tokens_anti, Some(n("anti")), "pair {id}");
         let ll = |side: &str| reference[side]["ll_sum"].as_f64().unwrap();
         assert!(
-            (row.score_stereo - ll("stereo")).abs() < 1e-3
-                && (row.score_anti - ll("anti")).abs() < 1e-3,
+            abs_diff_eq!(row.score_stereo, ll("stereo"), epsilon = 1e-3)
+                && abs_diff_eq!(row.score_anti, ll("anti"), epsilon = 1e-3),
             "pair {id}: {} {} vs {} {}",
             row.score_stereo,
             row.score_anti,

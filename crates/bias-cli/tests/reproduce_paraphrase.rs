@@ -163,16 +163,21 @@ fn every_table_and_figure_is_written_and_agrees_with_transformers() {
             assert_eq!(row["originals"], c["groups"], "{model} {ty}");
             assert_eq!(row["MAGREEMENT = 1"], c["agreeing_groups"], "{model} {ty}");
             let pct = |k: &str| row[k].as_f64().unwrap();
-            assert!(
-                (pct("MPER_AGREE %") - 100.0 * n("agreeing_groups") / n("groups")).abs() < 1e-9
+            assert_abs_diff_eq!(
+                pct("MPER_AGREE %"),
+                100.0 * n("agreeing_groups") / n("groups"),
+                epsilon = 1e-9
             );
-            assert!(
-                (pct("paraphrases agreeing %")
-                    - 100.0 * n("agreeing_paraphrases") / n("paraphrases"))
-                .abs()
-                    < 1e-9
+            assert_abs_diff_eq!(
+                pct("paraphrases agreeing %"),
+                100.0 * n("agreeing_paraphrases") / n("paraphrases"),
+                epsilon = 1e-9
             );
-            assert!((pct("near ties %") - 100.0 * n("near_ties") / n("pairs")).abs() < 1e-9);
+            assert_abs_diff_eq!(
+                pct("near ties %"),
+                100.0 * n("near_ties") / n("pairs"),
+                epsilon = 1e-9
+            );
             checked += 1;
         }
         // "all" and the three bias types of the first six groups.
