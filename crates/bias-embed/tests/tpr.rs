@@ -24,7 +24,7 @@ fn binary_gap_is_signed_difference_in_group_order() {
     assert_eq!(gap.skipped, ["c"]);
     assert_eq!(gap.classes[0].tpr, [0.5, 1.0]);
     assert_eq!(gap.classes[0].gap, -0.5);
-    assert_abs_diff_eq!(gap.classes[1].gap, (1.0 - 2.0 / 3.0), epsilon = 1e-15);
+    assert_abs_diff_eq!(gap.classes[1].gap, 1.0 - 2.0 / 3.0, epsilon = 1e-15);
     assert_abs_diff_eq!(gap.aggregate, (0.5 + 1.0 / 3.0) / 2.0, epsilon = 1e-15);
     let order = ["M".to_string(), "F".to_string()];
     let swapped = tpr_gap(&recs, Some(&order)).unwrap();

@@ -38,11 +38,13 @@ fn assert_stat(label: &str, what: &str, got: f64, want: f64) {
     );
 }
 
+/// A p-value within `P_ABS_TOL` of the reference, or within `P_REL_TOL` of it relatively
+/// (whichever is looser: tiny p-values are compared relatively).
 fn assert_p(label: &str, what: &str, got: f64, want: f64) {
-    let diff = (got - want).abs();
     assert!(
-        diff <= P_ABS_TOL || diff <= P_REL_TOL * want.abs(),
-        "{label}: {what} = {got:e}, reference {want:e} (diff {diff:e})"
+        abs_diff_eq!(got, want, epsilon = P_ABS_TOL.max(P_REL_TOL * want.abs())),
+        "{label}: {what} = {got:e}, reference {want:e} (diff {:e})",
+        (got - want).abs()
     );
 }
 

@@ -735,6 +735,7 @@ fn invalid(message: String) -> PlmError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::assert_abs_diff_eq;
 
     #[test]
     fn default_template_fills_with_articles() {
@@ -811,7 +812,7 @@ mod tests {
         assert_eq!(capitalise("élise"), "Élise");
         assert_eq!(capitalise(""), "");
         let lse = log_sum_exp(&[-1000.0, -1000.0]);
-        assert!((lse - (-1000.0 + 2f64.ln())).abs() < 1e-12);
+        assert_abs_diff_eq!(lse, -1000.0 + 2f64.ln(), epsilon = 1e-12);
         assert_eq!(log_sum_exp(&[f64::NEG_INFINITY]), f64::NEG_INFINITY);
     }
 }

@@ -5,6 +5,7 @@
 //! 1e-4 (or 1e-6 relative, lm-eval's float32 sums being as coarse at these magnitudes), and `pct_stereotype` and `likelihood_diff` from `bias_metrics::lm_eval_crows` equal to
 //! the harness's (the count exactly, the mean difference to 1e-6 relative).
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -93,9 +94,9 @@ fn ll_sum_reproduces_lm_eval_crows_pairs_english() {
         (ours.pct_stereotype * 1508.0).round(),
         (pct * 1508.0).round()
     );
-    assert!((ours.pct_stereotype - pct).abs() < 1e-12);
+    assert_abs_diff_eq!(ours.pct_stereotype, pct, epsilon = 1e-12);
     assert!(
-        ((ours.likelihood_diff - diff) / diff).abs() < 1e-6,
+        abs_diff_eq!(ours.likelihood_diff, diff, epsilon = 1e-6 * diff.abs()),
         "{} vs {diff}",
         ours.likelihood_diff
     );

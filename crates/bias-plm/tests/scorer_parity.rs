@@ -4,7 +4,7 @@
 //! one sequence per forward pass; and the token alignment against difflib's opcodes.
 //! CrowS-Pairs and StereoSet sentences are read from `data/` by id.
 
-use approx::assert_abs_diff_eq;
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -147,7 +147,7 @@ fn count(got: Option<usize>, want: &Value, slack: i64, what: &str) {
     let got = got.expect("the masked-LM scorers report accuracy") as i64;
     let want = want.as_i64().unwrap();
     assert!(
-        (got - want).abs() <= slack,
+        abs_diff_eq!(got, want, epsilon = slack),
         "{what}: {got} correct, transformers {want} (near ties allowed: {slack})"
     );
 }

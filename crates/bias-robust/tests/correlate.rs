@@ -37,7 +37,7 @@ fn hand_computed_pearson_on_four_models() {
     let r_ab = 11.0 / 130f64.sqrt();
     assert_abs_diff_eq!(rep.r[0][1], r_ab, epsilon = 1e-12);
     assert_eq!(rep.r[0][1], rep.r[1][0]);
-    assert_abs_diff_eq!(rep.p_value[0][1], (1.0 - r_ab), epsilon = 1e-9);
+    assert_abs_diff_eq!(rep.p_value[0][1], 1.0 - r_ab, epsilon = 1e-9);
     assert_abs_diff_eq!(rep.r[0][2], -1.0, epsilon = 1e-12);
     assert!(rep.p_value[0][2] < 1e-12);
     for i in 0..3 {

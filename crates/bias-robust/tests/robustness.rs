@@ -652,10 +652,10 @@ fn tiny_case_mean_sd_and_quantiles_by_hand() {
 
     // Full data: |Δst| = |−1.25 − (−1.875)| = 0.625, |Δat| = |−2.5 − (−1.5)| = 1.0.
     let g = report.score_groups_at("m", 0.5).unwrap();
-    assert_abs_diff_eq!(g.full, (0.625 - 1.0), epsilon = 1e-12);
+    assert_abs_diff_eq!(g.full, 0.625 - 1.0, epsilon = 1e-12);
     let dd_mean = dd.iter().sum::<f64>() / 3.0;
     assert_abs_diff_eq!(g.delta_difference.mean, dd_mean, epsilon = 1e-12);
-    assert_abs_diff_eq!(g.shift, (dd_mean - g.full), epsilon = 1e-12);
+    assert_abs_diff_eq!(g.shift, dd_mean - g.full, epsilon = 1e-12);
     let abs_shift = dd.iter().map(|v| (v - g.full).abs()).sum::<f64>() / 3.0;
     assert_abs_diff_eq!(g.mean_abs_shift, abs_shift, epsilon = 1e-12);
     // One model: its order is always kept, τ-b undefined.

@@ -170,6 +170,7 @@ pub(crate) fn linear_schedule(peak: f64, step: usize, warmup: usize, total: usiz
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::{abs_diff_eq, assert_abs_diff_eq};
     use tch::{Device, Kind};
 
     #[test]
@@ -179,7 +180,7 @@ mod tests {
         let lrs: Vec<f64> = (0..10).map(|s| linear_schedule(1.0, s, 2, 10)).collect();
         let expected = [0.0, 0.5, 1.0, 0.875, 0.75, 0.625, 0.5, 0.375, 0.25, 0.125];
         for (a, b) in lrs.iter().zip(expected) {
-            assert!((a - b).abs() < 1e-12, "{lrs:?}");
+            assert!(abs_diff_eq!(*a, b, epsilon = 1e-12), "{lrs:?}");
         }
     }
 
@@ -223,11 +224,13 @@ mod tests {
             let (m_hat, v_hat) = (m / (1.0 - b1.powi(t)), v / (1.0 - b2.powi(t)));
             x -= lr * m_hat / (v_hat.sqrt() + eps);
         }
-        assert!(
-            (x - (0.8075 - 0.1 * (0.35 / 0.19) / (0.006886f64 / 0.001999).sqrt())).abs() < 1e-8
+        assert_abs_diff_eq!(
+            x,
+            0.8075 - 0.1 * (0.35 / 0.19) / (0.006886f64 / 0.001999).sqrt(),
+            epsilon = 1e-8
         );
         assert!(
-            (w.double_value(&[0]) - x).abs() < 1e-14,
+            abs_diff_eq!(w.double_value(&[0]), x, epsilon = 1e-14),
             "{} vs {x}",
             w.double_value(&[0])
         );
@@ -241,9 +244,9 @@ mod tests {
         // d/dw of Σ w² = 2w = (6, 8): norm 10.
         w.square().sum(Kind::Double).backward();
         let norm = opt.clip_grad_norm(1.0).unwrap();
-        assert!((norm - 10.0).abs() < 1e-12);
+        assert_abs_diff_eq!(norm, 10.0, epsilon = 1e-12);
         let g = w.grad();
         let clipped = (g.double_value(&[0]).powi(2) + g.double_value(&[1]).powi(2)).sqrt();
-        assert!((clipped - 10.0 / (10.0 + 1e-6)).abs() < 1e-9);
+        assert_abs_diff_eq!(clipped, 10.0 / (10.0 + 1e-6), epsilon = 1e-9);
     }
 }

@@ -112,6 +112,7 @@ fn select<R: Rng>(batch: &mut TrainingBatch, flat: usize, tokens: MaskTokens, rn
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::abs_diff_eq;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
@@ -167,10 +168,14 @@ mod tests {
             .filter(|(&p, &l)| batch.input_ids[p as usize] == l)
             .count() as f64;
         // Binomial standard errors are below 0.001 (selection) and 0.003 (shares) here.
-        assert!((selected - 0.15).abs() < 0.005, "{selected}");
-        assert!((masked / n - 0.8).abs() < 0.01, "{}", masked / n);
+        assert!(abs_diff_eq!(selected, 0.15, epsilon = 0.005), "{selected}");
+        assert!(
+            abs_diff_eq!(masked / n, 0.8, epsilon = 0.01),
+            "{}",
+            masked / n
+        );
         // Kept = the 10 % left alone plus random draws that hit the original id (1/1000).
-        assert!((kept / n - 0.1).abs() < 0.01, "{}", kept / n);
+        assert!(abs_diff_eq!(kept / n, 0.1, epsilon = 0.01), "{}", kept / n);
     }
 
     #[test]
