@@ -978,6 +978,13 @@ mod tests {
     fn full_log_bucket_tables_match_transformers() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../fixtures/plm/deberta-v2-variants.json");
+        if !path.is_file() {
+            eprintln!(
+                "skipped: {} missing (a repository fixture the published package does not ship)",
+                path.display()
+            );
+            return;
+        }
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         for (key, want) in doc["log_buckets"].as_object().unwrap() {

@@ -331,6 +331,10 @@ mod tests {
     fn buckets_match_transformers_table() {
         // fixtures/plm/mpnet.json (scripts/fixtures/plm_more.py): every distance within ±600.
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/plm/mpnet.json");
+        if !std::path::Path::new(path).is_file() {
+            eprintln!("skipped: {path} missing (a repository fixture the published package does not ship)");
+            return;
+        }
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         let table = &doc["relative_position_buckets"];

@@ -974,11 +974,16 @@ mod tests {
         }
     }
 
-    fn crows() -> Vec<SentencePair> {
+    /// CrowS-Pairs from the repository's data/ (`None`, and the test skipped, from the
+    /// published package, which does not ship it).
+    fn crows() -> Option<Vec<SentencePair>> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
-        bias_data::load_pairs(bias_data::layout::crows_pairs(&dir))
-            .unwrap()
-            .pairs
+        let path = bias_data::layout::crows_pairs(&dir);
+        if !path.is_file() {
+            eprintln!("skipped: {} missing (a repository file the published package does not ship; scripts/setup.sh fetches data/)", path.display());
+            return None;
+        }
+        Some(bias_data::load_pairs(path).unwrap().pairs)
     }
 
     fn run(pairs: &[SentencePair], ty: usize, options: &SchroederOptions) -> Option<TypeScores> {
@@ -993,7 +998,7 @@ mod tests {
 
     #[test]
     fn every_option_changes_what_it_says() {
-        let pairs = crows();
+        let Some(pairs) = crows() else { return };
         let span = SchroederOptions {
             masking: Masking::PerSpan,
             ..SchroederOptions::default()
