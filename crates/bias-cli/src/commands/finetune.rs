@@ -213,7 +213,7 @@ impl TrainArgs {
                 bar.set_message(format!("loss {:.3}  lr {:.1e}", r.loss, r.learning_rate));
                 // Without a terminal the bar is hidden: log about twenty lines instead.
                 let every = (r.total / 20).max(1);
-                if bar.is_hidden() && (r.step % every == 0 || r.step == r.total) {
+                if bar.is_hidden() && (r.step.is_multiple_of(every) || r.step == r.total) {
                     eprintln!(
                         "{title}: step {}/{} loss {:.3} lr {:.1e} ({:.0} s)",
                         r.step, r.total, r.loss, r.learning_rate, r.seconds

@@ -141,7 +141,7 @@ pub fn shapiro_wilk(x: &[f64]) -> Result<ShapiroWilk, MetricsError> {
         full[i] = -ai;
         full[n - 1 - i] = ai;
     }
-    debug_assert!(n % 2 == 0 || full[half] == 0.0);
+    debug_assert!(n.is_multiple_of(2) || full[half] == 0.0);
 
     let nf = n as f64;
     let mean_a = full.iter().sum::<f64>() / nf;
