@@ -6,10 +6,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use bias_data::wordlists::{read_weat_tests_path, CasePolicy as ListCase};
-use bias_embed::protocol::{
-    authors_sets, crows_measures, crows_targets_with, mask_spans, same_paper_sets, CrowsFilter,
-    CrowsTargets, DefiningSets, Masking, TargetSplit,
-};
 use bias_embed::{
     direct_bias, gweat, same_binary, same_multi, weat, Ddof, DynEmbedder, PermutationMethod,
     PermutationOptions, PermutationTest, SameVariant,
@@ -22,6 +18,10 @@ use serde::Serialize;
 use crate::embed_source::{definitional_subspace, read_sets, resolve_set, MeasureArg, SourceArgs};
 use crate::error::CliError;
 use crate::output::{fixed, write_json, Format, Grid};
+
+mod crows;
+use crows::crows_rows;
+pub use crows::{CrowsFilterArg, CrowsProtocolArgs, DefiningSetsArg, MaskingArg, TargetSplitArg};
 
 // `bias robust retest` (declared in cmd_robust) names its arguments here.
 
@@ -85,167 +85,6 @@ pub struct EmbedArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
-}
-
-/// The defining sets of the CrowS-Pairs protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DefiningSetsArg {
-    /// The authors' `protected_groups.json` (Schröder et al. 2024 Table 1; shipped with its MIT
-    /// licence).
-    Authors,
-    /// The sets written for this project before the authors' file was shipped.
-    Project,
-}
-
-/// Which CrowS-Pairs pairs are kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CrowsFilterArg {
-    /// The authors' code: several differing spans allowed, all terms of one group per side.
-    Authors,
-    /// One differing span whose two sides are terms of two different groups.
-    SingleSpan,
-}
-
-/// Which group a target counts for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TargetSplitArg {
-    /// The authors' code: the `sent_less` group for antistereo rows.
-    Authors,
-    /// The `sent_more` group whatever the direction.
-    SentMore,
-}
-
-/// How the group terms are removed from a target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum MaskingArg {
-    /// One mask per differing token, with the model's tokenizer (the authors' code).
-    PerToken,
-    /// One mask per differing word span.
-    PerSpan,
-}
-
-/// The CrowS-Pairs protocol of Schröder, Schulz & Hammer (2024, §4.2.3, §4.3.4), the authors'
-/// choices by default.
-#[derive(Debug, Clone, Args)]
-pub struct CrowsProtocolArgs {
-    /// CrowS-Pairs: the defining sets (attributes, and the terms a pair must swap).
-    #[arg(long, value_enum, default_value_t = DefiningSetsArg::Authors)]
-    pub defining_sets: DefiningSetsArg,
-    /// CrowS-Pairs: which pairs are kept (authors: several differing spans, all terms of one
-    /// group per side; single-span: this project's earlier protocol).
-    #[arg(long, value_enum, default_value_t = CrowsFilterArg::Authors)]
-    pub crows_filter: CrowsFilterArg,
-    /// CrowS-Pairs: the group a target counts for in WEAT/gWEAT (authors: the sent_less group
-    /// for antistereo rows; sent-more: always the sent_more group).
-    #[arg(long, value_enum, default_value_t = TargetSplitArg::Authors)]
-    pub target_split: TargetSplitArg,
-    /// CrowS-Pairs: how the group terms are masked (per-token: one mask per differing token, as
-    /// the authors; per-span: one per differing word span).
-    #[arg(long, value_enum, default_value_t = MaskingArg::PerToken)]
-    pub crows_masking: MaskingArg,
-}
-
-impl CrowsProtocolArgs {
-    /// The defining sets chosen.
-    ///
-    /// # Errors
-    /// The authors' file's parse error (it is shipped well-formed).
-    pub fn sets(&self) -> Result<Vec<DefiningSets>, CliError> {
-        Ok(match self.defining_sets {
-            DefiningSetsArg::Authors => authors_sets()?,
-            DefiningSetsArg::Project => same_paper_sets(),
-        })
-    }
-
-    /// The filter chosen.
-    pub fn filter(&self) -> CrowsFilter {
-        match self.crows_filter {
-            CrowsFilterArg::Authors => CrowsFilter::Authors,
-            CrowsFilterArg::SingleSpan => CrowsFilter::SingleSpan,
-        }
-    }
-
-    /// The split chosen.
-    pub fn split(&self) -> TargetSplit {
-        match self.target_split {
-            TargetSplitArg::Authors => TargetSplit::Authors,
-            TargetSplitArg::SentMore => TargetSplit::SentMore,
-        }
-    }
-
-    /// The masking chosen.
-    pub fn masking(&self) -> Masking {
-        match self.crows_masking {
-            MaskingArg::PerToken => Masking::PerToken,
-            MaskingArg::PerSpan => Masking::PerSpan,
-        }
-    }
-}
-
-/// `bias reproduce schroeder2024`'s options (Schröder, Schulz & Hammer 2024 §4.3.4, §4.1.1,
-/// §4.1.3); the defaults are the authors'.
-#[derive(Debug, Clone, Args)]
-pub struct Schroeder2024Args {
-    /// schroeder2024: which CrowS-Pairs pairs are kept (authors or single-span).
-    #[arg(long = "schroeder2024-filter", value_enum, default_value_t = CrowsFilterArg::Authors)]
-    pub filter: CrowsFilterArg,
-    /// schroeder2024: the group a target counts for (authors: sent_less for antistereo rows;
-    /// sent-more).
-    #[arg(long = "schroeder2024-split", value_enum, default_value_t = TargetSplitArg::Authors)]
-    pub split: TargetSplitArg,
-    /// schroeder2024: one mask per differing token (authors) or per word span.
-    #[arg(long = "schroeder2024-masking", value_enum, default_value_t = MaskingArg::PerToken)]
-    pub masking: MaskingArg,
-    /// schroeder2024: SAME as the authors' code computes it rather than as the paper defines it
-    /// (Eq. 16).
-    #[arg(long = "schroeder2024-same-authors")]
-    pub same_authors: bool,
-    /// schroeder2024: WEAT effect size standard deviation, 1 (the authors' code) or 0.
-    #[arg(long = "schroeder2024-ddof", default_value_t = 1)]
-    pub ddof: u8,
-    /// schroeder2024: DirectBias strictness c (Eq. 25).
-    #[arg(long = "schroeder2024-c", default_value_t = 1.0)]
-    pub c: f64,
-    /// schroeder2024 Table 3: models whose CPS bias deviates from the mean by more than this many
-    /// standard deviations are compared (§4.1.1: 1).
-    #[arg(long = "schroeder2024-sd-threshold", default_value_t = 1.0)]
-    pub sd_threshold: f64,
-    /// schroeder2024 Figure 3: random subsets per share.
-    #[arg(long = "schroeder2024-retest-repeats", default_value_t = 100)]
-    pub retest_repeats: usize,
-    /// schroeder2024 Figure 3: the seed of the subsets.
-    #[arg(long = "schroeder2024-seed", default_value_t = 0)]
-    pub seed: u64,
-}
-
-impl Schroeder2024Args {
-    /// The library options.
-    ///
-    /// # Errors
-    /// [`CliError::Usage`] for a ddof other than 0 or 1.
-    pub fn options(&self) -> Result<bias_robust::reproduce::SchroederOptions, CliError> {
-        let p = CrowsProtocolArgs {
-            defining_sets: DefiningSetsArg::Authors,
-            crows_filter: self.filter,
-            target_split: self.split,
-            crows_masking: self.masking,
-        };
-        Ok(bias_robust::reproduce::SchroederOptions {
-            filter: p.filter(),
-            split: p.split(),
-            masking: p.masking(),
-            same: if self.same_authors {
-                SameVariant::AuthorsCode
-            } else {
-                SameVariant::Paper
-            },
-            ddof: ddof_of(self.ddof, "--schroeder2024-ddof")?,
-            c: self.c,
-            sd_threshold: self.sd_threshold,
-            retest_repeats: self.retest_repeats,
-            seed: self.seed,
-        })
-    }
 }
 
 /// A `--ddof` value.
@@ -500,94 +339,4 @@ fn set_row(a: &EmbedArgs, source: &mut DynEmbedder<'_>) -> Result<Row, CliError>
     };
     row.missing = missing;
     Ok(row)
-}
-
-/// schroeder2024's CrowS-Pairs experiment on a model: per bias type, SAME, WEAT or gWEAT, and
-/// DirectBias on the masked targets, under the protocol of `--defining-sets`, `--crows-filter`,
-/// `--target-split` and `--crows-masking` (the authors' by default).
-fn crows_rows(a: &EmbedArgs, dataset: &str) -> Result<Vec<Row>, CliError> {
-    let model = a.source.open_model("--dataset")?;
-    let mask = {
-        let t = model.tokenizer();
-        t.id_to_token(t.mask_id()?)
-            .unwrap_or_else(|| "[MASK]".into())
-    };
-    let path = bias_data::layout::resolve_dataset(dataset, &a.data_dir);
-    let pairs = bias_data::load_pairs(&path)?.pairs;
-    let mut found_by_type = Vec::new();
-    for sets in a.protocol.sets()? {
-        let found = crows_targets_with(
-            &pairs,
-            &sets,
-            a.protocol.filter(),
-            a.protocol.split(),
-            |p| -> Result<String, CliError> {
-                Ok(match a.protocol.masking() {
-                    Masking::PerToken => {
-                        bias_plm::mask_differing_tokens(model.tokenizer(), &p.stereo, &p.anti)?
-                    }
-                    Masking::PerSpan => mask_spans(&p.stereo, &p.anti, &mask),
-                })
-            },
-        )?;
-        found_by_type.push((sets, found));
-    }
-    let mut embedder = DynEmbedder::new(model);
-    let mut rows = Vec::new();
-    for (sets, found) in &found_by_type {
-        rows.extend(crows_type_rows(a, &mut embedder, sets, found)?);
-    }
-    Ok(rows)
-}
-
-fn crows_type_rows(
-    a: &EmbedArgs,
-    embedder: &mut DynEmbedder<'_>,
-    sets: &DefiningSets,
-    found: &CrowsTargets,
-) -> Result<Vec<Row>, CliError> {
-    let ty = sets.bias_type.to_string();
-    let row = |measure: &str, value: Option<f64>, detail: String| {
-        let mut r = Row::new(ty.clone(), measure, detail);
-        r.value = value;
-        r
-    };
-    if found.targets.len() < 2 {
-        let detail = format!(
-            "{} pairs kept, {} excluded: too few targets",
-            found.targets.len(),
-            found.excluded.len()
-        );
-        return Ok(vec![row("same", None, detail)]);
-    }
-    let m = crows_measures(
-        embedder,
-        sets,
-        found,
-        ddof(a)?,
-        &permutation_options(a),
-        a.c,
-        if a.same_authors {
-            SameVariant::AuthorsCode
-        } else {
-            SameVariant::Paper
-        },
-    )?;
-    let sizes: Vec<String> = m
-        .targets_per_group
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    let split = format!("targets per group {}", sizes.join("/"));
-    let kept = format!("{} pairs kept, {} excluded", m.kept, m.excluded);
-    let mut rows = vec![row("same", Some(m.same), kept)];
-    rows.push(match (sets.groups.len(), &m.weat, m.gweat) {
-        (2, Some((d, p)), _) => row("weat", Some(*d), split).with_p(p),
-        (2, None, _) => row("weat", None, format!("{split}: a group has fewer than 2")),
-        (_, _, Some(v)) => row("gweat", Some(v), split),
-        (_, _, None) => row("gweat", None, format!("{split}: a group has no targets")),
-    });
-    let detail = format!("k={} c={}", m.k, a.c);
-    rows.push(row("direct-bias", Some(m.direct_bias), detail));
-    Ok(rows)
 }

@@ -17,6 +17,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::commands::measure::JssArg;
 use crate::error::CliError;
+
+mod kaneko2023;
+mod schroeder2024;
 use crate::model_args::DeviceArgs;
 
 /// Arguments of `bias reproduce`.
@@ -59,9 +62,9 @@ pub struct ReproduceArgs {
     #[command(flatten)]
     pub kaneko2022: crate::commands::robust::human::Kaneko2022Args,
     #[command(flatten)]
-    pub kaneko2023: crate::commands::controlled::Kaneko2023Args,
+    pub kaneko2023: kaneko2023::Kaneko2023Args,
     #[command(flatten)]
-    pub schroeder2024: crate::commands::embed::Schroeder2024Args,
+    pub schroeder2024: schroeder2024::Schroeder2024Args,
     #[command(flatten)]
     pub device: DeviceArgs,
 }
