@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use bias_core::{BiasMeasure, BiasType, ScoreRow, ScoreTable};
+use bias_core::{AnyMeasure, BiasMeasure, BiasType, Measurement, ScoreRow, ScoreTable};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -81,6 +81,33 @@ pub fn bootstrap_ci<M: BiasMeasure + ?Sized>(
     table: &ScoreTable,
     options: &BootstrapOptions,
 ) -> Result<BootstrapInterval, MetricsError> {
+    validate(options)?;
+    let name = measure.name().to_owned();
+    let full = || format!("bootstrap of {name}: full table");
+    let estimate = finite(run_measure(measure, table, full)?.value, full())?;
+    let mut values = Vec::with_capacity(options.replicates);
+    for_each_replicate(table, options, |b, sample| {
+        let what = || format!("bootstrap of {name}: replicate {b}");
+        values.push(finite(run_measure(measure, sample, what)?.value, what())?);
+        Ok(())
+    })?;
+    values.sort_by(f64::total_cmp);
+    let alpha = 1.0 - options.level;
+    Ok(BootstrapInterval {
+        measure: name,
+        estimate,
+        lower: quantile_linear(&values, alpha / 2.0),
+        upper: quantile_linear(&values, 1.0 - alpha / 2.0),
+        replicates: options.replicates,
+        level: options.level,
+        seed: options.seed,
+        stratified: options.stratified,
+        values,
+    })
+}
+
+/// Checks B ≥ 1 and a level in (0, 1).
+fn validate(options: &BootstrapOptions) -> Result<(), MetricsError> {
     if options.replicates == 0 {
         return Err(MetricsError::InvalidParameter {
             name: "replicates".to_owned(),
@@ -95,24 +122,47 @@ pub fn bootstrap_ci<M: BiasMeasure + ?Sized>(
             expected: "a confidence level in (0, 1)".to_owned(),
         });
     }
-    let run = |t: &ScoreTable, what: String| -> Result<f64, MetricsError> {
-        let m = measure.measure(t).map_err(|e| MetricsError::Measure {
-            what: what.clone(),
-            source: Box::new(e),
-        })?;
-        if m.value.is_finite() {
-            Ok(m.value)
-        } else {
-            Err(MetricsError::InvalidParameter {
-                name: what,
-                value: m.value.to_string(),
-                expected: "a finite measure value".to_owned(),
-            })
-        }
-    };
-    let name = measure.name().to_owned();
-    let estimate = run(table, format!("bootstrap of {name}: full table"))?;
+    Ok(())
+}
 
+/// `measure` on `table`, its error wrapped as [`MetricsError::Measure`] named by `what`.
+fn run_measure<M: AnyMeasure + ?Sized>(
+    measure: &M,
+    table: &ScoreTable,
+    what: impl Fn() -> String,
+) -> Result<Measurement, MetricsError> {
+    measure
+        .measure_any(table)
+        .map_err(|source| MetricsError::Measure {
+            what: what(),
+            source,
+        })
+}
+
+/// `value` if finite, else [`MetricsError::InvalidParameter`] named `what`.
+fn finite(value: f64, what: String) -> Result<f64, MetricsError> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(MetricsError::InvalidParameter {
+            name: what,
+            value: value.to_string(),
+            expected: "a finite measure value".to_owned(),
+        })
+    }
+}
+
+/// Draws the B replicates of `table` and hands each (with its index) to `visit`.
+///
+/// The row indices of each stratum (one per bias type, in sorted order, when `stratified`;
+/// otherwise the whole table) are drawn with replacement from `ChaCha8Rng::seed_from_u64(seed)`
+/// via `random_range`, stratum after stratum: the draws every bootstrap of this module shares,
+/// so that the same seed resamples the same pairs whichever function asks.
+fn for_each_replicate(
+    table: &ScoreTable,
+    options: &BootstrapOptions,
+    mut visit: impl FnMut(usize, &ScoreTable) -> Result<(), MetricsError>,
+) -> Result<(), MetricsError> {
     let rows = table.rows();
     let strata: Vec<Vec<usize>> = if options.stratified {
         let mut by: BTreeMap<&BiasType, Vec<usize>> = BTreeMap::new();
@@ -124,31 +174,122 @@ pub fn bootstrap_ci<M: BiasMeasure + ?Sized>(
         vec![(0..rows.len()).collect()]
     };
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
-    let mut values = Vec::with_capacity(options.replicates);
     for b in 0..options.replicates {
         let mut sample: Vec<ScoreRow> = Vec::with_capacity(rows.len());
         for stratum in &strata {
             for _ in 0..stratum.len() {
-                let i = stratum[rng.random_range(0..stratum.len())];
-                sample.push(rows[i].clone());
+                sample.push(rows[stratum[rng.random_range(0..stratum.len())]].clone());
             }
         }
-        values.push(run(
-            &ScoreTable::new(sample),
-            format!("bootstrap of {name}: replicate {b}"),
-        )?);
+        visit(b, &ScoreTable::new(sample))?;
     }
-    values.sort_by(f64::total_cmp);
-    let alpha = 1.0 - options.level;
-    Ok(BootstrapInterval {
-        measure: name,
-        estimate,
-        lower: quantile_linear(&values, alpha / 2.0),
-        upper: quantile_linear(&values, 1.0 - alpha / 2.0),
-        replicates: options.replicates,
-        level: options.level,
-        seed: options.seed,
-        stratified: options.stratified,
-        values,
-    })
+    Ok(())
+}
+
+/// A percentile interval `[lower, upper]`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// The `(1 − level)/2` quantile of the replicate values.
+    pub lower: f64,
+    /// The `(1 + level)/2` quantile of the replicate values.
+    pub upper: f64,
+}
+
+impl Interval {
+    /// The percentile interval of `values` (sorted here) at `level`, with numpy's linear
+    /// interpolation.
+    fn of(mut values: Vec<f64>, level: f64) -> Self {
+        values.sort_by(f64::total_cmp);
+        let alpha = 1.0 - level;
+        Interval {
+            lower: quantile_linear(&values, alpha / 2.0),
+            upper: quantile_linear(&values, 1.0 - alpha / 2.0),
+        }
+    }
+}
+
+/// What [`bootstrap_by_type`] gives for one measure: the measure on the full table and the
+/// percentile intervals of its overall value and of every bias type's value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypeBootstrap {
+    /// The measure on the full table (the point estimates, overall and per type).
+    pub estimate: Measurement,
+    /// The interval of the overall value.
+    pub overall: Interval,
+    /// The interval of each bias type's value.
+    pub by_type: BTreeMap<BiasType, Interval>,
+}
+
+/// Stratified percentile bootstrap intervals of several measures at once, of their overall
+/// value and of every bias type's value, from one set of replicates.
+///
+/// The replicates are those of [`bootstrap_ci`] with the same options (each bias type `k`
+/// resampled with replacement to its own `n_k` pairs, from the same seeded draws), so the
+/// overall interval of each measure equals [`bootstrap_ci`]'s; every measure is computed on
+/// the same replicate tables, which are built once. Because resampling is within each type, a
+/// type's replicate values are the plain (unstratified) bootstrap of that type's pairs, the
+/// interval a per-type table reports beside its value.
+///
+/// # Errors
+/// [`MetricsError::InvalidParameter`] for `replicates = 0`, a `level` outside (0, 1),
+/// `stratified = false` (a type's pairs would vary in number between replicates), or a
+/// non-finite value; [`MetricsError::Measure`] when a measure fails on the full table or on a
+/// replicate (named by measure and index), e.g. a type whose resample repeats one score, which
+/// KLS and JSS cannot fit.
+pub fn bootstrap_by_type(
+    measures: &[&dyn AnyMeasure],
+    table: &ScoreTable,
+    options: &BootstrapOptions,
+) -> Result<Vec<TypeBootstrap>, MetricsError> {
+    validate(options)?;
+    if !options.stratified {
+        return Err(MetricsError::InvalidParameter {
+            name: "stratified".to_owned(),
+            value: "false".to_owned(),
+            expected: "true: per-type intervals resample within each bias type".to_owned(),
+        });
+    }
+    let estimates: Vec<Measurement> = measures
+        .iter()
+        .map(|m| {
+            run_measure(*m, table, || {
+                format!("bootstrap of {}: full table", m.name())
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    // values[measure][0] = overall, values[measure][1 + j] = the j-th type of the estimate.
+    let mut values: Vec<Vec<Vec<f64>>> = estimates
+        .iter()
+        .map(|e| vec![Vec::with_capacity(options.replicates); 1 + e.by_type.len()])
+        .collect();
+    for_each_replicate(table, options, |b, sample| {
+        for ((m, estimate), store) in measures.iter().zip(&estimates).zip(&mut values) {
+            let what = || format!("bootstrap of {}: replicate {b}", m.name());
+            let r = run_measure(*m, sample, what)?;
+            store[0].push(finite(r.value, what())?);
+            for (j, ty) in estimate.by_type.keys().enumerate() {
+                let v = r.by_type.get(ty).map_or(f64::NAN, |t| t.value);
+                store[1 + j].push(finite(v, format!("{} ({ty})", what()))?);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(estimates
+        .into_iter()
+        .zip(values)
+        .map(|(estimate, mut store)| {
+            let by_type = estimate
+                .by_type
+                .keys()
+                .zip(store.drain(1..))
+                .map(|(ty, v)| (ty.clone(), Interval::of(v, options.level)))
+                .collect();
+            let overall = Interval::of(std::mem::take(&mut store[0]), options.level);
+            TypeBootstrap {
+                estimate,
+                overall,
+                by_type,
+            }
+        })
+        .collect())
 }

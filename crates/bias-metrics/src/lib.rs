@@ -8,7 +8,8 @@
 //!   2023/2024; [`lm_eval_crows`]), for the log-likelihood score tables of causal LMs;
 //! - StereoSet's own SS, LMS and ICAT (Nadeem et al. 2021; [`stereoset_scores`]), aggregated
 //!   per target term as the authors' evaluation code does;
-//! - seeded percentile bootstrap intervals for any [`bias_core::BiasMeasure`] ([`bootstrap_ci`]);
+//! - seeded percentile bootstrap intervals for any [`bias_core::BiasMeasure`] ([`bootstrap_ci`]),
+//!   and of several measures per bias type from one set of replicates ([`bootstrap_by_type`]);
 //! - [`stats`]: Shapiro–Wilk, Pearson / Spearman / Kendall, KSG mutual information, ROC AUC and
 //!   McNemar, checked against scipy, scikit-learn and statsmodels.
 //!
@@ -72,7 +73,9 @@ mod score_groups;
 mod spec;
 mod weighting;
 
-pub use bootstrap::{bootstrap_ci, BootstrapInterval, BootstrapOptions};
+pub use bootstrap::{
+    bootstrap_by_type, bootstrap_ci, BootstrapInterval, BootstrapOptions, Interval, TypeBootstrap,
+};
 pub use distribution::{fit_pair_scores, DistributionOptions, SmallTypePolicy};
 pub use gaussian::Gaussian;
 pub use indicator::{

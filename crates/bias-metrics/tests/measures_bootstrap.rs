@@ -1,8 +1,10 @@
 //! The seeded percentile bootstrap on hand-made tables.
 
 use approx::assert_abs_diff_eq;
-use bias_core::{BiasMeasure, BiasType, Direction, Measurement, ScoreRow, ScoreTable};
-use bias_metrics::{bootstrap_ci, BootstrapOptions, Indicator, Jss, Kls, MetricsError};
+use bias_core::{AnyMeasure, BiasMeasure, BiasType, Direction, Measurement, ScoreRow, ScoreTable};
+use bias_metrics::{
+    bootstrap_by_type, bootstrap_ci, BootstrapOptions, Indicator, Jss, Kls, MetricsError,
+};
 
 fn row(id: usize, ty: BiasType, st: f64, at: f64) -> ScoreRow {
     ScoreRow {
@@ -191,4 +193,80 @@ fn invalid_options_and_failing_measures() {
         ),
         Err(MetricsError::Measure { .. })
     ));
+}
+
+/// [`bootstrap_by_type`] draws the replicates of [`bootstrap_ci`]: the same overall interval
+/// for every measure, computed on one set of tables.
+#[test]
+fn by_type_overall_equals_bootstrap_ci() {
+    let t = table();
+    let options = BootstrapOptions {
+        replicates: 200,
+        seed: 7,
+        ..BootstrapOptions::default()
+    };
+    let (ind, kls, jss) = (Indicator::default(), Kls::default(), Jss::default());
+    let measures: [&dyn AnyMeasure; 3] = [&ind, &kls, &jss];
+    let by_type = bootstrap_by_type(&measures, &t, &options).unwrap();
+    let singles = [
+        bootstrap_ci(&ind, &t, &options).unwrap(),
+        bootstrap_ci(&kls, &t, &options).unwrap(),
+        bootstrap_ci(&jss, &t, &options).unwrap(),
+    ];
+    for (b, single) in by_type.iter().zip(&singles) {
+        assert_eq!(b.estimate.measure, single.measure);
+        assert_eq!(b.estimate.value, single.estimate);
+        assert_eq!(b.overall.lower, single.lower);
+        assert_eq!(b.overall.upper, single.upper);
+        // One interval per bias type of the estimate.
+        let types: Vec<_> = b.by_type.keys().collect();
+        assert_eq!(types, b.estimate.by_type.keys().collect::<Vec<_>>());
+    }
+}
+
+/// Per type: a type whose every pair prefers the stereotype keeps indicator 100 in every
+/// replicate (a point interval); a mixed type gets an interval of positive width around its
+/// share, inside [0, 100].
+#[test]
+fn by_type_intervals_follow_each_type() {
+    let mut rows: Vec<ScoreRow> = (0..12)
+        .map(|i| {
+            row(
+                i,
+                BiasType::Age,
+                -1.0 - 0.1 * i as f64 + 0.5,
+                -1.0 - 0.1 * i as f64,
+            )
+        })
+        .collect();
+    // Gender: 3 of 6 pairs prefer the stereotype (indicator 50).
+    rows.extend((0..6).map(|i| {
+        let d = if i % 2 == 0 { 0.3 } else { -0.3 };
+        row(100 + i, BiasType::Gender, -2.0 + d - 0.05 * i as f64, -2.0)
+    }));
+    let t = ScoreTable::new(rows);
+    let ind = Indicator::default();
+    let measures: [&dyn AnyMeasure; 1] = [&ind];
+    let b = &bootstrap_by_type(&measures, &t, &BootstrapOptions::default()).unwrap()[0];
+    let age = b.by_type[&BiasType::Age];
+    assert_eq!((age.lower, age.upper), (100.0, 100.0));
+    let gender = b.by_type[&BiasType::Gender];
+    assert_eq!(b.estimate.by_type[&BiasType::Gender].value, 50.0);
+    assert!(gender.lower < 50.0 && gender.upper > 50.0, "{gender:?}");
+    assert!(gender.lower >= 0.0 && gender.upper <= 100.0, "{gender:?}");
+}
+
+#[test]
+fn by_type_refuses_unstratified_resampling() {
+    let ind = Indicator::default();
+    let measures: [&dyn AnyMeasure; 1] = [&ind];
+    let options = BootstrapOptions {
+        stratified: false,
+        ..BootstrapOptions::default()
+    };
+    let err = bootstrap_by_type(&measures, &table(), &options).unwrap_err();
+    assert!(
+        matches!(&err, MetricsError::InvalidParameter { name, .. } if name == "stratified"),
+        "{err}"
+    );
 }
