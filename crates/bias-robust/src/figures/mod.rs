@@ -10,7 +10,9 @@
 //! | function | figure |
 //! |---|---|
 //! | [`score_densities`] | Gaussian KDE of the stereotypical and anti-stereotypical scores, with the fitted normals dashed (liu2024 Fig. 2) |
+//! | [`score_density_grid`] | the same for every (scorer, model) of one data set: one row per scorer, one column per model, axes shared within a row, one legend (liu2024 Fig. 2 as small multiples) |
 //! | [`robustness_curves`] | per model, the mean of a measure across sampling rates with its 2.5–97.5 % band and the full-data value; red circles where the order by mean is not the full-data order (liu2024 Fig. 5) |
+//! | [`robustness_panels`] | the same with one panel per [`CurvePanel`] (one per scorer, say): a model has one colour in every panel, shared axes, one legend (liu2024 Fig. 5 as small multiples) |
 //! | [`roc_curves`] | ROC curves against human labels, with the chance diagonal |
 //! | [`mdiff_histogram`] | histogram of the paraphrase MDIFFs with the ±τ near-tie band |
 //! | [`agreement_counts`] | per model, originals whose paraphrases fully agree (MAGREEMENT = 1) or not (paraphrase study Figure 2) |
@@ -22,8 +24,10 @@
 //! | [`controlled_trends`] | each measure of a bias-controlled study against the rate of bias, and the he/she probe (kaneko2023 Figure 2) |
 
 mod agreement;
+mod curve_panels;
 mod curves;
 mod densities;
+mod density_grid;
 mod heatmap;
 mod mdiff;
 mod output;
@@ -34,8 +38,10 @@ mod style;
 mod trends;
 
 pub use agreement::{agreement_by_type, agreement_counts, mdiff_by_sample};
+pub use curve_panels::{robustness_panels, CurvePanel};
 pub use curves::robustness_curves;
 pub use densities::score_densities;
+pub use density_grid::score_density_grid;
 pub use heatmap::correlation_heatmap;
 pub use mdiff::mdiff_histogram;
 pub use output::with_extension;
