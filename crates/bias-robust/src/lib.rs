@@ -57,6 +57,7 @@ mod retest;
 mod robustness;
 mod stereoset;
 mod subsample;
+pub mod summary;
 
 pub use correlate::{
     correlate_measures, correlate_pair_scores, CorrelateOptions, MeasureCorrelation, MeasurePair,

@@ -13,8 +13,8 @@ use bias_metrics::stats::RocCurve;
 use bias_metrics::{DistributionOptions, Indicator, Jss, JssVariant, Kls};
 use bias_robust::figures::{self, with_extension};
 use bias_robust::report::{
-    escape_html, subsample_figure_stem, subsample_for_report, subsample_sections, Block, Report,
-    Section, SubsampleRun, SUBSAMPLE_ORDER_HEADERS,
+    escape_html, subsample_figure_stem, subsample_for_report, subsample_sections, Block, HeatCell,
+    HeatRow, HeatTable, Report, Section, Shade, SubsampleRun, SUBSAMPLE_ORDER_HEADERS,
 };
 use bias_robust::{
     subsample_by_scorer, subsample_study_on_draws, ExplicitDraws, RobustError, RobustnessOptions,
@@ -79,7 +79,21 @@ fn report_writes_html_with_table_and_inline_svg_and_markdown() {
     // The PNG lies outside the report folder: it is copied to figures/ and linked relatively.
     assert!(md.contains("](<figures/roc.png>)"), "{md}");
     assert!(dir.join("figures/roc.png").is_file());
-    assert_eq!(files.copied_figures, vec![dir.join("figures/roc.png")]);
+    assert_eq!(
+        files.copied_figures,
+        vec![dir.join("figures/roc.png"), dir.join("figures/roc.svg")]
+    );
+    // Both files are offered for download under the figure.
+    assert!(html.contains(
+        "(download: <a href=\"figures/roc.png\" download>PNG</a>, \
+         <a href=\"figures/roc.svg\" download>SVG</a>)"
+    ));
+    // The contents link to the section's anchor, derived from its title.
+    assert!(html.contains("<nav id=\"contents\">"));
+    assert!(html.contains("<li><a href=\"#human-agreement\">Human agreement</a></li>"));
+    assert!(html.contains("<section id=\"human-agreement\">"));
+    assert!(md.contains("- [Human agreement](#human-agreement)"));
+    assert!(md.contains("<a id=\"human-agreement\"></a>"));
     assert!(md.contains("bias robust --measure 'CPS' <in.csv>"));
     assert!(md.contains("| bias-robust | "));
 }
@@ -103,6 +117,64 @@ fn a_figure_inside_the_report_folder_is_linked_in_place() {
     assert!(md.contains("](<img/roc.png>)"), "{md}");
     let html = std::fs::read_to_string(files.html).unwrap();
     assert!(html.contains("href=\"img/roc.png\""));
+}
+
+/// Anchors: given ones kept, others slugged from the title, repeats numbered; tables behind
+/// a collapsible line; heat maps as shaded tables (Markdown: a plain table).
+#[test]
+fn anchors_details_and_heat_maps() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bias-robust-report-anchors");
+    let _ = std::fs::remove_dir_all(&dir);
+    let heat = HeatTable {
+        corner: "bias type".into(),
+        columns: vec!["CPS".into()],
+        rows: vec![HeatRow {
+            label: "overall".into(),
+            cells: vec![Some(HeatCell {
+                value: "60.00".into(),
+                detail: Some("55.0–65.0".into()),
+                tooltip: None,
+                shade: Shade::Diverging(0.4),
+            })],
+            emphasis: true,
+        }],
+        ..HeatTable::default()
+    };
+    let report = Report::new("r")
+        .section(Section::new("Summary").anchor("summary").heat(heat))
+        .section(Section::new("Sub-sampling: AUL on crows-pairs").details(
+            "Orders (1 row)",
+            Section::default().table(&["a"], vec![vec!["x".into()]]),
+        ))
+        .section(Section::new("Sub-sampling: AUL on crows-pairs"));
+    assert_eq!(
+        report.anchors(),
+        [
+            "summary",
+            "sub-sampling-aul-on-crows-pairs",
+            "sub-sampling-aul-on-crows-pairs-2"
+        ]
+    );
+    let files = report.write(&dir).unwrap();
+    let html = std::fs::read_to_string(files.html).unwrap();
+    for id in [
+        "summary",
+        "sub-sampling-aul-on-crows-pairs",
+        "sub-sampling-aul-on-crows-pairs-2",
+    ] {
+        assert!(html.contains(&format!("<a href=\"#{id}\">")), "{id}");
+        assert!(html.contains(&format!("<section id=\"{id}\">")), "{id}");
+    }
+    assert!(html
+        .contains("<details>\n<summary>Orders (1 row)</summary>\n<table>\n<thead><tr><th>a</th>"));
+    // 255 + (178 − 255)·0.4 = 224.2 → e0; 255 + (24 − 255)·0.4 = 162.6 → a3; 43 → 170.2 → aa.
+    assert!(
+        html.contains("<td style=\"background:#e0a3aa;color:#222\"><span class=\"v\">60.00</span>")
+    );
+    assert!(!html.contains("<script"), "no script");
+    let md = std::fs::read_to_string(files.markdown).unwrap();
+    assert!(md.contains("| **overall** | 60.00 (55.0–65.0) |"), "{md}");
+    assert!(md.contains("**Orders (1 row)**\n\n| a |"), "{md}");
 }
 
 #[test]
@@ -220,15 +292,20 @@ fn measures() -> (Indicator, Kls, Jss) {
 }
 
 /// The tables of a section, in order: (headers, rows).
+/// The tables of a section, in order, those behind a collapsible line included.
 fn tables(section: &Section) -> Vec<(&[String], &[Vec<String>])> {
-    section
-        .blocks
-        .iter()
-        .filter_map(|b| match b {
-            Block::Table { headers, rows } => Some((headers.as_slice(), rows.as_slice())),
-            _ => None,
-        })
-        .collect()
+    fn walk<'a>(blocks: &'a [Block], out: &mut Vec<(&'a [String], &'a [Vec<String>])>) {
+        for b in blocks {
+            match b {
+                Block::Table { headers, rows } => out.push((headers.as_slice(), rows.as_slice())),
+                Block::Details { blocks, .. } => walk(blocks, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&section.blocks, &mut out);
+    out
 }
 
 fn texts(section: &Section) -> Vec<&str> {
@@ -365,7 +442,7 @@ fn subsample_sections_show_the_fixture_orders() {
     // Figures: one per measure, with a red ring (r = 9) around each model's mean at each rate
     // where the fixture's order by mean changes, and one ring in the legend (r = 6) if any.
     for measure in measures {
-        let stem = subsample_figure_stem(&fig_dir, &run.studies[0], &measure);
+        let stem = subsample_figure_stem(&fig_dir, "fixture", &measure);
         assert!(with_extension(&stem, "png").is_file());
         let changed = fx["rank_agreement"]
             .as_array()
@@ -380,12 +457,25 @@ fn subsample_sections_show_the_fixture_orders() {
         xs.sort_by(f64::total_cmp);
         xs.dedup();
         assert_eq!(xs.len(), changed, "{measure}: one x per changed rate");
+        // The legend, outside the panels, rings its entry with r = 7.
         assert_eq!(
-            rings.iter().filter(|r| r.1 == 6).count(),
+            rings.iter().filter(|r| r.1 == 7).count(),
             usize::from(changed > 0),
             "{measure}: legend"
         );
     }
+    // The figures sit in the overview, the tables of the study behind collapsible lines.
+    let figures = |s: &Section| {
+        s.blocks
+            .iter()
+            .filter(|b| matches!(b, Block::Figure { .. }))
+            .count()
+    };
+    assert_eq!((figures(&sections[0]), figures(&sections[1])), (3, 0));
+    assert!(sections[1]
+        .blocks
+        .iter()
+        .all(|b| !matches!(b, Block::Table { .. })));
 
     // The report writes the tables, with the figures inline.
     let files = Report::new("r")
@@ -398,6 +488,8 @@ fn subsample_sections_show_the_fixture_orders() {
     let html = std::fs::read_to_string(files.html).unwrap();
     assert!(html.contains("<th>order by mean</th><th>same order</th>"));
     assert_eq!(html.matches("<svg").count(), 3);
+    assert_eq!(html.matches("<details>").count(), 2);
+    assert!(html.contains("<summary>Orders by measure and rate ("));
 }
 
 /// Per bias type, how many pairs: types 0 and 1 (`age`, `disability`) mark model `P`'s
