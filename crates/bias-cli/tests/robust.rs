@@ -344,16 +344,42 @@ fn report_writes_a_page_with_tables_and_figures() {
     }
     let means = format!("| indicator | {shifted} | {full_shifted:.2} |");
     assert!(study.contains(&means), "{means} missing:\n{study}");
+
+    // The summary puts the two models side by side, one column each under the scorer, the
+    // overall row first with the values counted from the CSVs above; both are beyond noise
+    // (|x − 50| ≥ 11 on 1,508 pairs), so both are starred.
+    let summary = md_section(&md, "Summary");
+    let header = format!("| bias type | UNIGRAM-MEAN · {original} | UNIGRAM-MEAN · {shifted} |");
+    assert!(summary.contains(&header), "{header} missing:\n{summary}");
+    let overall = summary
+        .lines()
+        .find(|l| l.starts_with("| **overall"))
+        .unwrap_or_else(|| panic!("no overall row:\n{summary}"));
+    for value in [full_original, full_shifted] {
+        assert!(
+            overall.contains(&format!(" {value:.2} * (")),
+            "{value}: {overall}"
+        );
+    }
+    // The models ranked (shifted further from 50), and every draw keeping that order.
+    let models = md_section(&md, "Models compared");
+    let ranked = format!(
+        "| UNIGRAM-MEAN | {shifted} ({full_shifted:.2}) > {original} ({full_original:.2}) |"
+    );
+    assert!(models.contains(&ranked), "{ranked} missing:\n{models}");
+    let kept = format!(
+        "| indicator · UNIGRAM-MEAN on crows-pairs |{}",
+        " 100 % (10/10) |".repeat(6)
+    );
+    assert!(models.contains(&kept), "{kept} missing:\n{models}");
     assert!(
         !study.contains("| kls |") && !study.contains("| jss |"),
         "{study}"
     );
-    let png =
-        std::fs::read(out_dir.join("figures/robustness_crows-pairs_unigram-mean_indicator.png"))
-            .unwrap();
+    let png = std::fs::read(out_dir.join("figures/robustness_crows-pairs_indicator.png")).unwrap();
     assert_eq!(&png[..4], b"\x89PNG");
     assert!(!out_dir
-        .join("figures/robustness_crows-pairs_unigram-mean_kls.png")
+        .join("figures/robustness_crows-pairs_kls.png")
         .exists());
 }
 
@@ -482,19 +508,20 @@ fn report_runs_one_study_per_scorer_with_kls_and_jss_on_aul_only() {
     // No study ranks one scorer's models against another's.
     assert!(!md.contains("P (aul)") && !md.contains("P (cps)"));
 
-    // Figures per study and measure; red rings (liu2024 Fig. 5's red circles) around both
-    // models' means at 0.6 and 0.8 in the toy figure, and one in its legend.
+    // Figures per data set and measure, a panel per scorer; red rings (liu2024 Fig. 5's red
+    // circles) around both models' means at 0.6 and 0.8 in the toy figure, and one in its
+    // legend.
     let figures = out_dir.join("figures");
     for stem in [
-        "robustness_toy_cps_indicator",
-        "robustness_crows-pairs_aul_indicator",
-        "robustness_crows-pairs_aul_kls",
-        "robustness_crows-pairs_aul_jss",
+        "robustness_toy_indicator",
+        "robustness_crows-pairs_indicator",
+        "robustness_crows-pairs_kls",
+        "robustness_crows-pairs_jss",
     ] {
         assert!(figures.join(format!("{stem}.png")).is_file(), "{stem}");
     }
-    assert!(!figures.join("robustness_toy_cps_kls.png").exists());
-    let svg = std::fs::read_to_string(figures.join("robustness_toy_cps_indicator.svg")).unwrap();
+    assert!(!figures.join("robustness_toy_kls.png").exists());
+    let svg = std::fs::read_to_string(figures.join("robustness_toy_indicator.svg")).unwrap();
     let rings = svg
         .split("<circle")
         .filter(|c| c.contains("stroke=\"#FF0000\"") && c.contains("fill=\"none\""))

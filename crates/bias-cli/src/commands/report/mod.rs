@@ -1,0 +1,177 @@
+//! `bias report`: one HTML page (and a Markdown copy) that opens with a summary (per data set, a
+//! heat map of bias type × measure with bootstrap intervals, one column per model), then, with
+//! several models, the models ranked by each measure and the robustness of that order; then
+//! StereoSet's own scores, the measures in full, score distributions, robustness to
+//! sub-sampling, agreement with human annotations, correlations and paraphrase agreement. Every
+//! number and figure comes from `bias-metrics` and `bias-robust`.
+
+mod sections;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use bias_metrics::{BootstrapOptions, MeasureSpec};
+use bias_robust::report::{
+    models_section, subsample_for_report, subsample_sections, summary_section, Report,
+};
+use bias_robust::summary::{summarize, SummaryOptions};
+use bias_robust::{
+    RobustError, RobustnessOptions, ScorerGrouping, SyncMeasure, LIU2024_DISTRIBUTION_SCORER,
+};
+use clap::Args;
+
+use crate::data_args::{CrowsArgs, Rates};
+use crate::error::CliError;
+use crate::tables::read_slices;
+
+/// Arguments of `bias report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Score tables; every (dataset, scorer, model) slice is reported.
+    #[arg(long, required = true, num_args = 1..)]
+    scores: Vec<PathBuf>,
+    /// Output folder (index.html, report.md, figures).
+    #[arg(long)]
+    out: PathBuf,
+    /// CrowS-Pairs with its annotations, for the human-agreement section.
+    #[command(flatten)]
+    crows: CrowsArgs,
+    /// Sampling rates of the sub-sampling study, `start:stop:step` or comma-separated
+    /// (liu2024's 30 % … 80 %).
+    #[arg(long, default_value = "0.3:0.8:0.1")]
+    rates: Rates,
+    /// Repeats of the sub-sampling study.
+    #[arg(long, default_value_t = 100)]
+    repeats: usize,
+    /// Seed of the sub-sampling study.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The scorer whose scores the sub-sampling study computes KLS and JSS on (liu2024 fits
+    /// them to AUL scores); a data set without it gets the indicator only, with a note.
+    #[arg(long, default_value = LIU2024_DISTRIBUTION_SCORER)]
+    kls_jss_scorer: String,
+    /// Rank every (model, scorer) slice of a data set against the others in one indicator
+    /// study (liu2024 compares models within one scorer; without this flag, a set of tables that
+    /// needs it is refused), as `bias robust subsample --mix-scorers`.
+    #[arg(long)]
+    mix_scorers: bool,
+    /// Stratified bootstrap replicates of the summary's 95 % intervals (0: no intervals).
+    #[arg(long, default_value_t = 1000)]
+    bootstrap: usize,
+}
+
+/// Runs `bias report`.
+pub fn run(a: &ReportArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let mut slices = Vec::new();
+    for p in &a.scores {
+        slices.extend(read_slices(p, None)?);
+    }
+    let fig_dir = a.out.join("figures");
+    std::fs::create_dir_all(&fig_dir).map_err(|e| bias_core::CoreError::io(&fig_dir, e))?;
+    let measures = MeasureSpec::liu2024();
+    // `measures` is [indicator, KLS, JSS]: the pair measure, then the distribution measures.
+    let (pair, distribution) = measures.split_at(1);
+    let pair: Vec<SyncMeasure<'_>> = pair.iter().map(|m| m as SyncMeasure<'_>).collect();
+    let distribution: Vec<SyncMeasure<'_>> =
+        distribution.iter().map(|m| m as SyncMeasure<'_>).collect();
+    let cmdline: Vec<String> = std::env::args().collect();
+    let mut report = Report::new("Bias measurement report").provenance(
+        cmdline.join(" "),
+        &[
+            ("bias", env!("CARGO_PKG_VERSION")),
+            ("bias-metrics", env!("CARGO_PKG_VERSION")),
+            ("bias-robust", env!("CARGO_PKG_VERSION")),
+        ],
+    );
+
+    // 1. The summary: per data set, every measure overall and per bias type, with bootstrap
+    //    intervals, one column per model.
+    let bootstrap = (a.bootstrap > 0).then(|| BootstrapOptions {
+        replicates: a.bootstrap,
+        seed: a.seed,
+        ..BootstrapOptions::default()
+    });
+    let summary_options = SummaryOptions {
+        bootstrap,
+        distribution_scorer: a.kls_jss_scorer.clone(),
+    };
+    let summaries = summarize(&slices, &pair, &distribution, &summary_options)?;
+    report.push(summary_section(&summaries, &interval_text(a)));
+
+    // 2. Robustness to sub-sampling (liu2024, Robustness Study, Fig. 5): one study per (data
+    //    set, scorer), as `bias robust subsample`; KLS and JSS on AUL scores only, a data set
+    //    without them getting the indicator only (said in the report). With several models,
+    //    the summary's comparison of the models uses its order agreement.
+    let grouping = ScorerGrouping {
+        distribution_scorer: a.kls_jss_scorer.clone(),
+        mix_scorers: a.mix_scorers,
+    };
+    let config = RobustnessOptions {
+        rates: a.rates.0.clone(),
+        repeats: a.repeats,
+        seed: a.seed,
+    };
+    let run = subsample_for_report(&slices, &pair, &distribution, &grouping, &config).map_err(
+        |e| match e {
+            RobustError::MixedScorers { .. } => CliError::Usage(format!(
+                "{e} (--mix-scorers ranks every (model, scorer) slice against the others; or give \
+                 only tables of models scored with the same scorers)"
+            )),
+            e => e.into(),
+        },
+    )?;
+    if let Some(section) = models_section(&summaries, Some(&run)) {
+        report.push(section);
+    }
+
+    // 3. StereoSet's own scores (Nadeem et al. 2021) for StereoSet tables that `bias evaluate`
+    //    wrote with their comparisons with the unrelated sentence.
+    if let Some(section) = sections::stereoset(&a.scores, &a.crows.data_dir)? {
+        report.push(section);
+    }
+
+    // 4. The measures per slice and bias type, in full; 5. score distributions (liu2024 Fig. 2).
+    let (full_table, per_model) = sections::measures(&slices, &measures)?;
+    report.push(full_table);
+    report.push(sections::densities(&slices, &fig_dir)?);
+
+    // 6. The sub-sampling study's own sections.
+    for section in subsample_sections(&run, Some(&fig_dir))? {
+        report.push(section);
+    }
+
+    // 7. Agreement with human annotations (kaneko2022), for CrowS-Pairs tables.
+    if let Some(section) = sections::human(&slices, &a.crows.path(), &fig_dir)? {
+        report.push(section);
+    }
+
+    // 8. Correlation between measures across models (liu2024 Fig. 4): needs 4 or more models.
+    if let Some(section) = sections::correlation(&per_model, &fig_dir)? {
+        report.push(section);
+    }
+
+    // 9. Paraphrase agreement (the paraphrase-robustness study, Figures 2–4), for tables
+    //    whose pairs are grouped with their paraphrases.
+    let options = bias_robust::ParaphraseOptions::default();
+    if let Some(section) = bias_robust::paraphrase::report_section(&slices, &fig_dir, &options)? {
+        report.push(section);
+    }
+
+    let files = report.write(&a.out)?;
+    writeln!(out, "report: {}", files.html.display())?;
+    writeln!(out, "markdown: {}", files.markdown.display())?;
+    Ok(())
+}
+
+/// How the summary's intervals were drawn, in one sentence.
+fn interval_text(a: &ReportArgs) -> String {
+    match a.bootstrap {
+        0 => "No intervals (--bootstrap 0).".to_owned(),
+        b => format!(
+            "Under each value, its 95 % percentile bootstrap interval ({b} replicates resampling \
+             the pairs within each bias type, seed {}); * marks an indicator whose interval \
+             excludes 50. Hover over a cell for its numbers in words.",
+            a.seed
+        ),
+    }
+}
