@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIAS := target/release/bias
 
-.PHONY: setup test lint doc docs-rs package demo fixtures clean-data
+.PHONY: setup test lint doc docs-rs package demo report-screenshot fixtures clean-data
 
 setup:
 	bash scripts/setup.sh
@@ -66,6 +66,14 @@ package: setup
 demo: setup
 	$(CARGO) build --release -p bias-cli
 	bash scripts/demo.sh
+
+# The README's picture of the report: the summary section of `make demo`'s report, photographed
+# by headless Chromium (Debian: apt-get install chromium; or BIAS_CHROMIUM=/path/to/chrome),
+# after the same checks as the report_browser test (no errors, no failed or network loads,
+# figures drawn, table of contents resolving).
+report-screenshot:
+	BIAS_REPORT_HTML=out/demo/report/index.html BIAS_SCREENSHOT=docs/img/report-summary.png \
+	  $(CARGO) test -p bias-cli --test report_browser -- --ignored readme_screenshot --nocapture
 
 # Regenerates the reference fixtures with Python (numpy, scipy, scikit-learn, statsmodels, in a
 # venv of their own: .venv-fixtures/). CI does not run this: the fixtures are committed.
