@@ -6,11 +6,13 @@
 # 2. The demo model, data/demo-mlm/: the real all-MiniLM-L6-v2 encoder (6 layers, hidden 384)
 #    with a new masked-LM head, fine-tuned by `bias finetune` on BUG sentences (480 steps of 32
 #    sentences, ~10 minutes on 2 CPU cores the first time; reused afterwards). Its random-head
-#    starting point (0 steps) is kept as the baseline of token-prediction accuracy.
-# 3. `bias evaluate` of the demo model on CrowS-Pairs and StereoSet with every scorer (AUL, AULA,
-#    CPS, SSS, all-masked) and measure (indicator, KLS, JSS), and the baseline's accuracy.
+#    starting point (0 steps) is kept as the baseline: of token-prediction accuracy, and as the
+#    second model of the report.
+# 3. `bias evaluate` of the demo model and its baseline on CrowS-Pairs and StereoSet with every
+#    scorer (AUL, AULA, CPS, SSS, all-masked) and measure (indicator, KLS, JSS).
 # 4. Embedding measures (SAME, WEAT, gWEAT, DirectBias per bias type) on all-MiniLM-L6-v2.
-# 5. `bias report` on both score tables.
+# 5. `bias report` on the score tables of the demo model and of its random-head baseline, side by
+#    side.
 # 6. `bias reproduce` of each of the five papers on the demo model at 480, 120 and 0 steps.
 #
 # Every step resumes or reuses its output, so a second run takes a few minutes.
@@ -38,17 +40,19 @@ step "Baseline: the same model with its random head (0 steps)" \
   "$BIAS" finetune "${TRAIN[@]}" --max-steps 0 --out "$BASELINE"
 step "The same recipe stopped at 120 steps (a third model for the comparisons of the papers)" \
   "$BIAS" finetune "${TRAIN[@]}" --max-steps 120 --out "$EARLY"
-step "Baseline token-prediction accuracy (AUL) on CrowS-Pairs" \
-  "$BIAS" evaluate --model "$BASELINE" --dataset crows-pairs --scorers aul \
-  --out "$OUT/crows_pairs_random_head.csv"
+step "Baseline (the random head) on CrowS-Pairs: every scorer, and its token-prediction accuracy" \
+  "$BIAS" evaluate --model "$BASELINE" --dataset crows-pairs --out "$OUT/random_head/crows_pairs.csv"
+step "Baseline on StereoSet (the report's second model)" \
+  "$BIAS" evaluate --model "$BASELINE" --dataset stereoset --out "$OUT/random_head/stereoset.csv"
 step "Demo model on CrowS-Pairs: every scorer and measure" \
   "$BIAS" evaluate --model "$DEMO" --dataset crows-pairs --out "$OUT/crows_pairs.csv"
 step "Demo model on StereoSet (intrasentence dev): every scorer and measure" \
   "$BIAS" evaluate --model "$DEMO" --dataset stereoset --out "$OUT/stereoset.csv"
 step "Embedding measures on all-MiniLM-L6-v2 (CrowS-Pairs protocol of schroeder2024)" \
   "$BIAS" embed --model data/all-MiniLM-L6-v2 --dataset crows-pairs
-step "Report (HTML and Markdown, with figures)" \
-  "$BIAS" report --scores "$OUT/crows_pairs.csv" "$OUT/stereoset.csv" --out "$OUT/report"
+step "Report (HTML and Markdown, with figures): the demo model beside its random-head baseline" \
+  "$BIAS" report --scores "$OUT/crows_pairs.csv" "$OUT/stereoset.csv" \
+  "$OUT/random_head/crows_pairs.csv" "$OUT/random_head/stereoset.csv" --out "$OUT/report"
 
 # 6. Every table and figure of the five papers on the demo model, its 120-step and random-head
 #    versions

@@ -368,7 +368,7 @@ fn report_writes_a_page_with_tables_and_figures() {
     );
     assert!(models.contains(&ranked), "{ranked} missing:\n{models}");
     let kept = format!(
-        "| indicator · UNIGRAM-MEAN on crows-pairs |{}",
+        "| UNIGRAM-MEAN on crows-pairs |{}",
         " 100 % (10/10) |".repeat(6)
     );
     assert!(models.contains(&kept), "{kept} missing:\n{models}");

@@ -45,6 +45,15 @@ use crate::{RobustError, SyncMeasure, LIU2024_DISTRIBUTION_SCORER};
 /// Table 3): a summary puts them first, any other scorer after them in the order met.
 pub const SCORER_ORDER: [&str; 5] = ["cps", "sss", "aul", "aula", "all-masked"];
 
+/// The position of `scorer` in [`SCORER_ORDER`] (`SCORER_ORDER.len()` for any other), to sort
+/// scorers as the papers list them (a stable sort keeps the others in the order met).
+pub fn scorer_rank(scorer: &str) -> usize {
+    SCORER_ORDER
+        .iter()
+        .position(|s| *s == scorer)
+        .unwrap_or(SCORER_ORDER.len())
+}
+
 /// Settings of [`summarize`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SummaryOptions {
@@ -260,12 +269,6 @@ fn summarize_dataset(
         let entries = slice_entries(s, &measures, options, &mut notes)?;
         keyed.extend(entries);
     }
-    let scorer_rank = |scorer: &str| {
-        SCORER_ORDER
-            .iter()
-            .position(|s| *s == scorer)
-            .unwrap_or(SCORER_ORDER.len())
-    };
     let first_seen: Vec<&str> = slices.iter().map(|s| s.scorer.as_str()).collect();
     let seen = |scorer: &str| first_seen.iter().position(|s| *s == scorer);
     let model_rank = |model: &str| models.iter().position(|m| m == model);

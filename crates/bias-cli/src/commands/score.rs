@@ -47,6 +47,10 @@ pub fn score(args: &ScoreArgs) -> Result<Scored, CliError> {
 /// Scores the data set of `args` into `args.out` with the model `lm` (opened from `args`).
 pub fn score_with(args: &ScoreArgs, lm: &LanguageModel) -> Result<Scored, CliError> {
     let (dataset, pairs) = args.model.pairs()?;
+    // A new output folder is made, as `bias report --out` makes its own.
+    if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| bias_core::CoreError::io(parent, e))?;
+    }
     let run = ScoreRun {
         scorers: &scorer_names(&args.scorers, lm),
         options: args.model.options(),

@@ -37,12 +37,12 @@ nav#contents h2{margin:.2em 0;border:0;font-size:1.1em}\
 nav#contents ol{columns:2;column-gap:2em;margin:.3em 0;padding-left:1.4em}\
 details{margin:1em 0}summary{cursor:pointer;color:#0b5394}\
 .heat-wrap{overflow-x:auto}\
-table.heat{font-size:.88em}table.heat td,table.heat th{text-align:center;padding:.2em .35em;min-width:3.8em}\
-table.heat td.label,table.heat th.label{text-align:left;white-space:nowrap}\
+table.heat{font-size:.85em}table.heat td,table.heat th{text-align:center;padding:.2em .3em;min-width:3.4em}\
+table.heat td.label,table.heat th.label{text-align:left;max-width:10em}\
 table.heat tr.emphasis td{font-weight:600;border-bottom:2px solid #888}\
 table.heat td .v{display:block;font-size:1.05em;white-space:nowrap}\
 table.heat td .ci{display:block;font-size:.75em;opacity:.85;white-space:nowrap}\
-table.heat caption{caption-side:bottom;text-align:left;color:#555;font-size:.9em;padding-top:.4em}\
+table.heat caption{caption-side:top;text-align:left;font-weight:600;font-size:1.05em;padding-bottom:.3em}\
 .provenance{background:#f6f8fa;border:1px solid #ddd;padding:.8em 1em;margin-top:3em;font-size:.9em}\
 .provenance pre{white-space:pre-wrap;word-break:break-all;margin:.3em 0}";
 

@@ -7,6 +7,7 @@ use bias_core::ScoreSlice;
 
 use super::{file_part, Section};
 use crate::figures::CurvePanel;
+use crate::summary::scorer_rank;
 use crate::{
     figures, subsample_by_scorer, RobustError, RobustnessOptions, ScorerGrouping, ScorerStudy,
     SyncMeasure,
@@ -183,11 +184,13 @@ fn panel_figures(
             }
         }
         for measure in measures {
-            let panels: Vec<CurvePanel<'_>> = studies
+            let mut panels: Vec<CurvePanel<'_>> = studies
                 .iter()
                 .filter(|s| s.report.measures.iter().any(|m| m == measure))
                 .flat_map(|s| panels_of(s))
                 .collect();
+            // The papers' order of the scorers, as in the summary.
+            panels.sort_by_key(|p| scorer_rank(&p.title.to_lowercase()));
             let stem = subsample_figure_stem(dir, dataset, measure);
             figures::robustness_panels(
                 &panels,

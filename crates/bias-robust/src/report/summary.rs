@@ -6,7 +6,7 @@ use bias_core::Measurement;
 
 use super::heat::{HeatCell, HeatRow, HeatTable, Shade};
 use super::{Section, SubsampleRun};
-use crate::summary::{DatasetSummary, SummaryEntry};
+use crate::summary::{scorer_rank, DatasetSummary, SummaryEntry};
 
 /// Points from "no bias" at which a summary cell reaches full colour.
 pub const FULL_COLOUR_AT: f64 = 25.0;
@@ -243,15 +243,11 @@ pub fn models_section(
         orders.sort();
         orders.dedup();
         let agree = match orders.len() {
-            0 => String::new(),
-            1 => format!(" All {} measures give the same order.", rankings.len()),
-            k => format!(
-                " The {} measures give {k} different orders.",
-                rankings.len()
-            ),
+            1 => format!("all {} measures give the same order", rankings.len()),
+            k => format!("the {} measures give {k} different orders", rankings.len()),
         };
         section = section
-            .text(format!("{}:{agree}", s.dataset))
+            .text(format!("On {}, {agree}.", s.dataset))
             .table(&["measure", "models, most biased first"], rows);
     }
     if let Some(run) = subsample {
@@ -273,9 +269,12 @@ pub fn models_section(
 /// the studies with two or more models.
 fn order_agreement_heat(run: &SubsampleRun) -> Option<HeatTable> {
     let rates = &run.options.rates;
-    let mut rows = Vec::new();
+    // As the summary's columns: by data set, then measure (the indicator first), then scorer.
+    let mut keyed = Vec::new();
     for study in run.studies.iter().filter(|s| s.report.models.len() >= 2) {
-        for measure in &study.report.measures {
+        for (m, measure) in study.report.measures.iter().enumerate() {
+            let scorer = study.scorers.join(" + ");
+            let key = (study.dataset.clone(), m, scorer_rank(&scorer));
             let cells = rates
                 .iter()
                 .map(|&rate| {
@@ -298,23 +297,21 @@ fn order_agreement_heat(run: &SubsampleRun) -> Option<HeatTable> {
                     })
                 })
                 .collect();
-            rows.push(HeatRow {
-                label: format!(
-                    "{} · {} on {}",
-                    measure,
-                    study.scorers.join(" + ").to_uppercase(),
-                    study.dataset
-                ),
+            let row = HeatRow {
+                label: format!("{} on {}", column_label(measure, &scorer), study.dataset),
                 cells,
                 emphasis: false,
-            });
+            };
+            keyed.push((key, row));
         }
     }
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    let rows: Vec<HeatRow> = keyed.into_iter().map(|(_, row)| row).collect();
     if rows.is_empty() {
         return None;
     }
     Some(HeatTable {
-        corner: "measure · scorer on data set".to_owned(),
+        corner: "measure on data set".to_owned(),
         groups: Vec::new(),
         columns: rates.iter().map(|r| format!("rate {r:.2}")).collect(),
         rows,

@@ -8,6 +8,7 @@ use bias_core::ScoreSlice;
 use bias_metrics::MeasureSpec;
 use bias_robust::figures;
 use bias_robust::report::{file_part, Section};
+use bias_robust::summary::scorer_rank;
 use bias_robust::{
     correlate_measures, human_agreement, records_scored_in, CorrelateOptions, DEFAULT_MIN_MATCHING,
 };
@@ -85,7 +86,9 @@ pub(super) fn densities(slices: &[ScoreSlice], fig_dir: &Path) -> Result<Section
     for s in slices {
         by_dataset.entry(&s.dataset).or_default().push(s);
     }
-    for (dataset, group) in by_dataset {
+    for (dataset, mut group) in by_dataset {
+        // Rows in the papers' order of the scorers, as in the summary (a stable sort).
+        group.sort_by_key(|s| scorer_rank(&s.scorer));
         let stem = fig_dir.join(format!("densities_{}", file_part(dataset)));
         figures::score_density_grid(&group, &format!("Score distributions: {dataset}"), &stem)?;
         section = section.figure(stem, format!("Score distributions on {dataset}"));
