@@ -7,7 +7,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::density_grid::{first_appearance, legend_strip, strip_height, Key, TITLE_HEIGHT};
+use super::density_grid::{first_appearance, TITLE_HEIGHT};
+use super::legend_strip::{legend_strip, strip_height, Key};
 use super::output::{input_error, render, DrawResult, Figure};
 use super::style::CAPTION_SIZE;
 use super::style::{colour, decimals, finite_range, font, padded, GREY, LABEL_SIZE, TICK_SIZE};

@@ -29,6 +29,7 @@ mod curves;
 mod densities;
 mod density_grid;
 mod heatmap;
+mod legend_strip;
 mod mdiff;
 mod output;
 mod points;
