@@ -198,3 +198,74 @@ fn notes_for_a_missing_scorer_and_a_failed_bootstrap() {
     );
     assert!(note.contains("a pair appears twice"), "{note}");
 }
+
+/// StereoSet's heat map: scorers in the papers' order whatever the input order, a column per
+/// model under each, overall first then the domains by name, SS in the cell coloured by its
+/// distance from 50 and LMS / ICAT under it; a domain one model lacks is an empty cell.
+#[test]
+fn stereoset_heat_lays_out_scorers_models_and_domains() {
+    use bias_metrics::{Scores, StereoSetScores};
+    use bias_robust::report::{stereoset_heat, StereoSetColumn};
+    let scores = |ss: f64, domains: &[(&str, f64)]| StereoSetScores {
+        overall: Scores {
+            ss,
+            lms: 80.0,
+            icat: 80.0 * ss.min(100.0 - ss) / 50.0,
+            n_items: 10,
+            n_targets: 2,
+        },
+        by_domain: domains
+            .iter()
+            .map(|(d, v)| {
+                let s = Scores {
+                    ss: *v,
+                    lms: 70.0,
+                    icat: 70.0 * v.min(100.0 - v) / 50.0,
+                    n_items: 5,
+                    n_targets: 1,
+                };
+                ((*d).to_owned(), s)
+            })
+            .collect(),
+    };
+    let (a_aul, a_cps, b_aul) = (
+        scores(60.0, &[("race", 70.0), ("gender", 50.0)]),
+        scores(55.0, &[("race", 52.0), ("gender", 58.0)]),
+        scores(40.0, &[("race", 45.0)]),
+    );
+    let columns = [
+        StereoSetColumn {
+            model: "a",
+            scorer: "aul",
+            scores: &a_aul,
+        },
+        StereoSetColumn {
+            model: "a",
+            scorer: "cps",
+            scores: &a_cps,
+        },
+        StereoSetColumn {
+            model: "b",
+            scorer: "aul",
+            scores: &b_aul,
+        },
+    ];
+    let heat = stereoset_heat(&columns);
+    assert_eq!(heat.groups, [("CPS".to_owned(), 2), ("AUL".to_owned(), 2)]);
+    assert_eq!(heat.columns, ["a", "b", "a", "b"]);
+    let labels: Vec<&str> = heat.rows.iter().map(|r| r.label.as_str()).collect();
+    assert_eq!(labels, ["overall", "gender", "race"]);
+    // b has no CPS scores and no gender domain.
+    assert!(heat.rows[0].cells[1].is_none());
+    assert!(heat.rows[1].cells[3].is_none());
+    let a_aul_overall = heat.rows[0].cells[2].as_ref().unwrap();
+    // ICAT = 80 · min(60, 40) / 50 = 64.
+    assert_eq!(a_aul_overall.value, "60.00");
+    assert_eq!(
+        a_aul_overall.detail.as_deref(),
+        Some("LMS 80.0 · ICAT 64.0")
+    );
+    assert_eq!(a_aul_overall.shade, Shade::Diverging(10.0 / 25.0));
+    let b_race = heat.rows[2].cells[3].as_ref().unwrap();
+    assert_eq!(b_race.shade, Shade::Diverging(-5.0 / 25.0));
+}

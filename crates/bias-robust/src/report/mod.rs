@@ -48,7 +48,10 @@ pub use subsample::{
     subsample_figure_stem, subsample_for_report, subsample_sections, SubsampleRun,
     SUBSAMPLE_ORDER_HEADERS,
 };
-pub use summary::{how_to_read, models_section, summary_heat, summary_section, FULL_COLOUR_AT};
+pub use summary::{
+    how_to_read, models_section, stereoset_heat, summary_heat, summary_section, StereoSetColumn,
+    FULL_COLOUR_AT,
+};
 
 /// One block of a section, in order.
 #[derive(Debug, Clone, PartialEq)]

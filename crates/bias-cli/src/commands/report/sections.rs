@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use bias_core::ScoreSlice;
 use bias_metrics::MeasureSpec;
 use bias_robust::figures;
-use bias_robust::report::{file_part, Section};
+use bias_robust::report::{file_part, stereoset_heat, Section, StereoSetColumn};
 use bias_robust::summary::scorer_rank;
 use bias_robust::{
     correlate_measures, human_agreement, records_scored_in, CorrelateOptions, DEFAULT_MIN_MATCHING,
@@ -175,6 +175,8 @@ pub(super) fn stereoset(
 ) -> Result<Option<Section>, CliError> {
     let data = bias_data::layout::stereoset_dev(data_dir);
     let mut rows = Vec::new();
+    // (model, scorer, scores) of every table, for the heat map.
+    let mut all: Vec<(String, String, bias_metrics::StereoSetScores)> = Vec::new();
     for path in scores {
         let unrelated_path = crate::commands::evaluate::stereoset_out(path);
         if !unrelated_path.is_file() || !data.is_file() {
@@ -214,14 +216,28 @@ pub(super) fn stereoset(
                     fixed(v.icat, 2),
                 ]);
             }
+            all.push((model.clone(), scorer, s.scores));
         }
     }
     if rows.is_empty() {
         return Ok(None);
     }
+    let columns: Vec<StereoSetColumn<'_>> = all
+        .iter()
+        .map(|(model, scorer, scores)| StereoSetColumn {
+            model,
+            scorer,
+            scores,
+        })
+        .collect();
     Ok(Some(
         Section::new("StereoSet scores (SS, LMS, ICAT)")
-            .text("StereoSet's own scores as its evaluation code aggregates them (Nadeem et al. 2021): per target term, then the mean over terms; ICAT = LMS · min(SS, 100 − SS) / 50 from the means. SS 50 = no preference, LMS 100 = meaningful sentences always above the unrelated one, ICAT 100 = both. Each comparison is scored as its own pair. The indicator of the measures table above is the per-pair share of stereotype over anti-stereotype (Kaneko & Bollegala 2022), a different number.")
-            .table(&["scores", "domain", "items / targets", "SS", "LMS", "ICAT"], rows),
+            .text("StereoSet's own scores as its evaluation code aggregates them (Nadeem et al. 2021): per target term, then the mean over terms; ICAT = LMS · min(SS, 100 − SS) / 50 from the means. SS 50 = no preference, LMS 100 = meaningful sentences always above the unrelated one, ICAT 100 = both. Each comparison is scored as its own pair. The indicator of the summary is the per-pair share of stereotype over anti-stereotype (Kaneko & Bollegala 2022), a different number.")
+            .heat(stereoset_heat(&columns))
+            .details(
+                format!("Every model, scorer and domain ({} rows)", rows.len()),
+                Section::default()
+                    .table(&["scores", "domain", "items / targets", "SS", "LMS", "ICAT"], rows),
+            ),
     ))
 }
