@@ -33,6 +33,7 @@
 mod heat;
 mod html;
 mod markdown;
+mod stereoset;
 mod subsample;
 mod summary;
 
@@ -44,14 +45,12 @@ use crate::RobustError;
 pub use heat::{HeatCell, HeatRow, HeatTable, Shade};
 pub use html::escape_html;
 pub use markdown::write_markdown_table;
+pub use stereoset::{stereoset_heat, StereoSetColumn};
 pub use subsample::{
     subsample_figure_stem, subsample_for_report, subsample_sections, SubsampleRun,
     SUBSAMPLE_ORDER_HEADERS,
 };
-pub use summary::{
-    how_to_read, models_section, stereoset_heat, summary_heat, summary_section, StereoSetColumn,
-    FULL_COLOUR_AT,
-};
+pub use summary::{how_to_read, models_section, summary_heat, summary_section, FULL_COLOUR_AT};
 
 /// One block of a section, in order.
 #[derive(Debug, Clone, PartialEq)]
