@@ -48,9 +48,15 @@ docs-rs:
 # bias-cli need the libtorch of `make setup`), then checks that no test a package ships reads
 # outside its package (a `../` path or the repository's fixtures/ or data/). PACKAGE_FLAGS adds
 # flags, e.g. `make package PACKAGE_FLAGS=--allow-dirty` for uncommitted changes.
+# Cargo treats a registry crate of a given name and version as immutable: it keeps the sources it
+# extracted from the verification's local registry (under CARGO_HOME/registry/src/-<hash>/) and
+# the builds of them in the target folder. A second `make package` at the same version would
+# verify each crate against the first run's copies of the others, so both are removed first and
+# the verification builds in its own folder (cold: about 5 minutes, 1.5 GB).
 PACKAGE_FLAGS ?=
 package: setup
-	$(CARGO) package --workspace $(PACKAGE_FLAGS)
+	rm -rf target/package-verify "$${CARGO_HOME:-$$HOME/.cargo}"/registry/src/-*/bias-*
+	$(CARGO) package --workspace --target-dir target/package-verify $(PACKAGE_FLAGS)
 	@bad=""; for dir in crates/*/; do \
 	  list=$$(cd $$dir && $(CARGO) package --list --allow-dirty) || exit 1; \
 	  files=$$(echo "$$list" | grep -E '^tests/.*\.rs$$'); \
