@@ -23,7 +23,10 @@
 //! - [`controlled`]: kaneko2023's bias-controlled fine-tuning sets and the rank correlation of
 //!   a measure with the rate of bias (the fine-tuning itself is `bias_plm::MlmTrainer`, or any
 //!   [`bias_core::MaskedLmTrainer`]);
-//! - [`figures`] and [`report`]: PNG/SVG figures and a self-contained HTML report;
+//! - [`summary`]: every measure of every (model, scorer) slice, overall and per bias type, with
+//!   stratified bootstrap intervals, and the models ranked by each measure;
+//! - [`figures`] and [`report`]: PNG/SVG figures and a self-contained HTML report that opens
+//!   with the summary as heat maps (one column per model), with a table of contents;
 //! - [`reproduce`]: every table and figure of the five papers from score tables and study
 //!   models (what `bias reproduce PAPER` runs).
 //!
