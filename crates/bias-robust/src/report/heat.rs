@@ -91,6 +91,26 @@ impl HeatTable {
     }
 }
 
+/// The header of a heat map whose `labels` (one per measure or scorer) each hold one column per
+/// model: with several models, the labels as groups over the model names, and the words for
+/// the caption ("one column per model (a, b)"); with one, the labels as the columns ("model a").
+pub(super) fn model_columns<M: AsRef<str>>(
+    labels: Vec<String>,
+    models: &[M],
+) -> (Vec<(String, usize)>, Vec<String>, String) {
+    let names: Vec<&str> = models.iter().map(AsRef::as_ref).collect();
+    if names.len() < 2 {
+        return (Vec::new(), labels, format!("model {}", names.join(", ")));
+    }
+    let groups = labels.iter().map(|l| (l.clone(), names.len())).collect();
+    let columns = labels
+        .iter()
+        .flat_map(|_| names.iter().map(|m| (*m).to_owned()))
+        .collect();
+    let words = format!("one column per model ({})", names.join(", "));
+    (groups, columns, words)
+}
+
 /// Appends the table as HTML (`table.heat` in a scrolling wrapper).
 pub(super) fn write_heat_html(h: &mut String, t: &HeatTable) {
     h.push_str("<div class=\"heat-wrap\">\n<table class=\"heat\">\n");

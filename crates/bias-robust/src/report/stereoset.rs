@@ -1,6 +1,6 @@
 //! StereoSet's own scores (Nadeem et al. 2021) as a report heat map.
 
-use super::heat::{HeatCell, HeatRow, HeatTable, Shade};
+use super::heat::{model_columns, HeatCell, HeatRow, HeatTable, Shade};
 use super::summary::FULL_COLOUR_AT;
 use crate::summary::scorer_rank;
 
@@ -77,30 +77,12 @@ pub fn stereoset_heat(columns: &[StereoSetColumn<'_>]) -> HeatTable {
         });
     }
     let labels: Vec<String> = scorers.iter().map(|s| s.to_uppercase()).collect();
-    let several = models.len() > 1;
+    let (groups, columns, words) = model_columns(labels, &models);
     HeatTable {
         corner: "domain".to_owned(),
-        groups: if several {
-            labels.iter().map(|l| (l.clone(), models.len())).collect()
-        } else {
-            Vec::new()
-        },
-        columns: if several {
-            labels
-                .iter()
-                .flat_map(|_| models.iter().map(|m| (*m).to_owned()))
-                .collect()
-        } else {
-            labels
-        },
+        groups,
+        columns,
         rows,
-        caption: Some(format!(
-            "StereoSet SS (LMS and ICAT under it): {}.",
-            if several {
-                format!("one column per model ({})", models.join(", "))
-            } else {
-                format!("model {}", models.join(", "))
-            }
-        )),
+        caption: Some(format!("StereoSet SS (LMS and ICAT under it): {words}.")),
     }
 }

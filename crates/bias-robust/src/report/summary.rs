@@ -4,7 +4,7 @@
 
 use bias_core::Measurement;
 
-use super::heat::{HeatCell, HeatRow, HeatTable, Shade};
+use super::heat::{model_columns, HeatCell, HeatRow, HeatTable, Shade};
 use super::{Section, SubsampleRun};
 use crate::summary::{scorer_rank, DatasetSummary, SummaryEntry};
 
@@ -92,7 +92,6 @@ fn cell(
 pub fn summary_heat(summary: &DatasetSummary) -> HeatTable {
     let columns = summary.columns();
     let models = &summary.models;
-    let several = models.len() > 1;
     let mut keys: Vec<(&str, &str, &str)> = Vec::new();
     for (measure, scorer) in &columns {
         for model in models {
@@ -148,28 +147,13 @@ pub fn summary_heat(summary: &DatasetSummary) -> HeatTable {
         });
     }
     let labels: Vec<String> = columns.iter().map(|(m, s)| column_label(m, s)).collect();
+    let (groups, columns, words) = model_columns(labels, models);
     HeatTable {
         corner: "bias type".to_owned(),
-        groups: if several {
-            labels.iter().map(|l| (l.clone(), models.len())).collect()
-        } else {
-            Vec::new()
-        },
-        columns: if several {
-            labels.iter().flat_map(|_| models.iter().cloned()).collect()
-        } else {
-            labels
-        },
+        groups,
+        columns,
         rows,
-        caption: Some(format!(
-            "{}: {}.",
-            summary.dataset,
-            if several {
-                format!("one column per model ({})", models.join(", "))
-            } else {
-                format!("model {}", models.join(", "))
-            }
-        )),
+        caption: Some(format!("{}: {words}.", summary.dataset)),
     }
 }
 
