@@ -363,7 +363,7 @@ fn subsample_sections_show_the_fixture_orders() {
     let sections = subsample_sections(&run, Some(&fig_dir)).unwrap();
     assert_eq!(sections.len(), 2);
     assert_eq!(sections[0].title, "Robustness to sub-sampling");
-    assert_eq!(sections[1].title, "Sub-sampling: aul on fixture");
+    assert_eq!(sections[1].title, "Sub-sampling on fixture");
 
     let repeats = fx["repeats"].as_u64().unwrap();
     let tabs = tables(&sections[1]);
@@ -464,14 +464,15 @@ fn subsample_sections_show_the_fixture_orders() {
             "{measure}: legend"
         );
     }
-    // The figures sit in the overview, the tables of the study behind collapsible lines.
+    // The figures sit in the data set's section, the tables of the study behind collapsible
+    // lines.
     let figures = |s: &Section| {
         s.blocks
             .iter()
             .filter(|b| matches!(b, Block::Figure { .. }))
             .count()
     };
-    assert_eq!((figures(&sections[0]), figures(&sections[1])), (3, 0));
+    assert_eq!((figures(&sections[0]), figures(&sections[1])), (0, 3));
     assert!(sections[1]
         .blocks
         .iter()
@@ -489,7 +490,7 @@ fn subsample_sections_show_the_fixture_orders() {
     assert!(html.contains("<th>order by mean</th><th>same order</th>"));
     assert_eq!(html.matches("<svg").count(), 3);
     assert_eq!(html.matches("<details>").count(), 2);
-    assert!(html.contains("<summary>Orders by measure and rate ("));
+    assert!(html.contains("<summary>aul: orders by measure and rate ("));
 }
 
 /// Per bias type, how many pairs: types 0 and 1 (`age`, `disability`) mark model `P`'s
@@ -626,7 +627,7 @@ fn a_data_set_without_aul_scores_gets_the_indicator_only_with_a_note() {
     let sections = subsample_sections(&run, None).unwrap();
     assert_eq!(sections.len(), 3);
     assert!(texts(&sections[0]).contains(&run.notes[0].as_str()));
-    assert_eq!(sections[2].title, "Sub-sampling: cps on toy");
+    assert_eq!(sections[2].title, "Sub-sampling on toy");
     let tabs = tables(&sections[2]);
     let row = |rate: &str, mean: &str, kept: &str, tau: &str, draws: &str| {
         ["indicator", rate, "P > Q", mean, kept, tau, draws]
@@ -685,5 +686,5 @@ fn the_report_study_refuses_mixed_scorers_unless_asked() {
         ["P (aul)", "P (cps)", "Q (cps)"].map(String::from)
     );
     let sections = subsample_sections(&run, None).unwrap();
-    assert_eq!(sections[1].title, "Sub-sampling: aul + cps on toy");
+    assert_eq!(sections[1].title, "Sub-sampling on toy");
 }

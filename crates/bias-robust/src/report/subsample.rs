@@ -158,56 +158,54 @@ fn panels_of(study: &ScorerStudy) -> Vec<CurvePanel<'_>> {
         .collect()
 }
 
-/// Per data set and measure, one figure with a panel per scorer
+/// The data sets of `run`'s studies, in the order met.
+fn datasets(run: &SubsampleRun) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for study in &run.studies {
+        if !out.contains(&study.dataset.as_str()) {
+            out.push(&study.dataset);
+        }
+    }
+    out
+}
+
+/// Per measure of the studies of one data set, one figure with a panel per scorer
 /// ([`figures::robustness_panels`]), added to `section`.
 fn panel_figures(
-    run: &SubsampleRun,
+    studies: &[&ScorerStudy],
+    dataset: &str,
     dir: &Path,
     mut section: Section,
 ) -> Result<Section, RobustError> {
-    let mut datasets: Vec<&str> = Vec::new();
-    for study in &run.studies {
-        if !datasets.contains(&study.dataset.as_str()) {
-            datasets.push(&study.dataset);
+    let mut measures: Vec<&str> = Vec::new();
+    for m in studies.iter().flat_map(|s| &s.report.measures) {
+        if !measures.contains(&m.as_str()) {
+            measures.push(m);
         }
     }
-    for dataset in datasets {
-        let studies: Vec<&ScorerStudy> = run
-            .studies
+    for measure in measures {
+        let mut panels: Vec<CurvePanel<'_>> = studies
             .iter()
-            .filter(|s| s.dataset == dataset)
+            .filter(|s| s.report.measures.iter().any(|m| m == measure))
+            .flat_map(|s| panels_of(s))
             .collect();
-        let mut measures: Vec<&str> = Vec::new();
-        for m in studies.iter().flat_map(|s| &s.report.measures) {
-            if !measures.contains(&m.as_str()) {
-                measures.push(m);
-            }
-        }
-        for measure in measures {
-            let mut panels: Vec<CurvePanel<'_>> = studies
-                .iter()
-                .filter(|s| s.report.measures.iter().any(|m| m == measure))
-                .flat_map(|s| panels_of(s))
-                .collect();
-            // The papers' order of the scorers, as in the summary.
-            panels.sort_by_key(|p| scorer_rank(&p.title.to_lowercase()));
-            let stem = subsample_figure_stem(dir, dataset, measure);
-            figures::robustness_panels(
-                &panels,
-                measure,
-                &format!("{measure} under sub-sampling: {dataset}"),
-                &stem,
-            )?;
-            section = section.figure(
-                stem,
-                format!(
-                    "{measure} under sub-sampling on {dataset}, one panel per scorer: per model \
-                     the mean over the draws with its 2.5–97.5 % band, the full-data value \
-                     dashed; red circles: rates at which the order by mean is not the full-data \
-                     order"
-                ),
-            );
-        }
+        // The papers' order of the scorers, as in the summary.
+        panels.sort_by_key(|p| scorer_rank(&p.title.to_lowercase()));
+        let stem = subsample_figure_stem(dir, dataset, measure);
+        figures::robustness_panels(
+            &panels,
+            measure,
+            &format!("{measure} under sub-sampling: {dataset}"),
+            &stem,
+        )?;
+        section = section.figure(
+            stem,
+            format!(
+                "{measure} under sub-sampling on {dataset}, one panel per scorer: per model the \
+                 mean over the draws with its 2.5–97.5 % band, the full-data value dashed; red \
+                 circles: rates at which the order by mean is not the full-data order"
+            ),
+        );
     }
     Ok(section)
 }
@@ -225,20 +223,23 @@ pub const SUBSAMPLE_ORDER_HEADERS: [&str; 7] = [
 
 /// The sections of a report on liu2024's sub-sampling study (Robustness Study, Fig. 5): an
 /// overview (the sampling, the grouping, and [`SubsampleRun::notes`]) titled "Robustness to
-/// sub-sampling", then one section per (data set, scorer) study with
+/// sub-sampling", then one section per data set, "Sub-sampling on DATASET", with
 ///
-/// - a table, per measure and rate (by measure, then rate), of the models' full-data order (most biased first, by
-///   `|value − no bias|`), their order by the mean over the draws (liu2024: "the average of the
-///   results of multiple sampling experiments"), whether it is the full-data order (`yes` /
-///   `no`; a new tie is a change), Kendall's τ-b between the two (`n/a` where undefined), and
-///   the single draws keeping the full-data order (`k/R (p %)`): columns
-///   [`SUBSAMPLE_ORDER_HEADERS`], values as [`crate::RankAgreement`];
-/// - a table of each model's full-data value and mean at each rate (two decimals);
-/// - with `fig_dir`, one figure per measure ([`figures::robustness_curves`], at
-///   [`subsample_figure_stem`]), red circles marking the rates where the order changes.
+/// - with `fig_dir`, one figure per measure with a panel per scorer
+///   ([`figures::robustness_panels`], at [`subsample_figure_stem`]), red circles marking the
+///   rates where a study's order by mean changes;
+/// - per study (scorers in the papers' order), a line naming its scorers, models and measures,
+///   and behind two collapsible lines:
+///   - a table, per measure and rate (by measure, then rate), of the models' full-data order
+///     (most biased first, by `|value − no bias|`), their order by the mean over the draws
+///     (liu2024: "the average of the results of multiple sampling experiments"), whether it is
+///     the full-data order (`yes` / `no`; a new tie is a change), Kendall's τ-b between the two
+///     (`n/a` where undefined), and the single draws keeping the full-data order
+///     (`k/R (p %)`): columns [`SUBSAMPLE_ORDER_HEADERS`], values as [`crate::RankAgreement`];
+///   - a table of each model's full-data value and mean at each rate (two decimals).
 ///
 /// # Errors
-/// The errors of [`figures::robustness_curves`] if a figure cannot be drawn.
+/// The errors of [`figures::robustness_panels`] if a figure cannot be drawn.
 pub fn subsample_sections(
     run: &SubsampleRun,
     fig_dir: Option<&Path>,
@@ -295,98 +296,123 @@ pub fn subsample_sections(
     for note in &run.notes {
         overview = overview.text(note.clone());
     }
-    if let Some(dir) = fig_dir {
-        overview = panel_figures(run, dir, overview)?;
-    }
     let mut sections = vec![overview];
-    for study in &run.studies {
-        let report = &study.report;
-        let scorers = study.scorers.join(" + ");
-        let mut section = Section::new(format!("Sub-sampling: {scorers} on {}", study.dataset))
-            .text(format!(
-                "Data set `{}`, scorer{} {}; models: {}; measures: {}.",
-                study.dataset,
-                if study.scorers.len() > 1 { "s" } else { "" },
-                study
-                    .scorers
-                    .iter()
-                    .map(|s| format!("`{s}`"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                report.models.join(", "),
-                report.measures.join(", ")
-            ));
-        if report.models.len() < 2 {
-            section = section.text(
-                "A single model: there is no order to keep, so every order is the full-data \
-                 order. Score more models with this scorer to compare them.",
-            );
-        }
-        // By measure (the study's order), then rate (the order of `options.rates`).
-        let order_rows: Vec<Vec<String>> = report
-            .measures
+    for dataset in datasets(run) {
+        let mut studies: Vec<&ScorerStudy> = run
+            .studies
             .iter()
-            .flat_map(|m| {
-                report
-                    .rank_agreement
-                    .iter()
-                    .filter(move |r| &r.measure == m)
-            })
-            .map(|r| {
-                vec![
-                    r.measure.clone(),
-                    format!("{:.2}", r.rate),
-                    r.full_order.join(" > "),
-                    r.mean_order.join(" > "),
-                    if r.mean_order_kept { "yes" } else { "no" }.to_owned(),
-                    r.kendall_tau
-                        .map_or_else(|| "n/a".to_owned(), |t| format!("{t:.3}")),
-                    format!(
-                        "{}/{} ({:.0} %)",
-                        r.agreeing,
-                        r.repeats,
-                        100.0 * r.agreement
-                    ),
-                ]
-            })
+            .filter(|s| s.dataset == dataset)
             .collect();
-        section = section.details(
-            format!("Orders by measure and rate ({} rows)", order_rows.len()),
-            Section::default().table(&SUBSAMPLE_ORDER_HEADERS, order_rows),
-        );
-        let mut mean_headers = vec![
-            "measure".to_owned(),
-            "model".to_owned(),
-            "full data".to_owned(),
-        ];
-        mean_headers.extend(rates.iter().map(|r| format!("mean at {r}")));
-        let mut mean_rows = Vec::new();
-        for measure in &report.measures {
-            for model in &report.models {
-                let mut row = vec![measure.clone(), model.clone()];
-                let full = report
-                    .measure_stats
-                    .iter()
-                    .find(|m| &m.model == model && &m.measure == measure)
-                    .map_or(f64::NAN, |m| m.full);
-                row.push(format!("{full:.2}"));
-                for &rate in &c.rates {
-                    row.push(
-                        report
-                            .measure_at(model, measure, rate)
-                            .map_or_else(String::new, |m| format!("{:.2}", m.summary.mean)),
-                    );
-                }
-                mean_rows.push(row);
-            }
+        studies.sort_by_key(|s| scorer_rank(&s.scorers.join(" + ")));
+        let mut section = Section::new(format!("Sub-sampling on {dataset}"));
+        if let Some(dir) = fig_dir {
+            section = panel_figures(&studies, dataset, dir, section)?;
         }
-        section = section.details(
-            format!("Means by model and rate ({} rows)", mean_rows.len()),
-            Section::default().table(&mean_headers, mean_rows),
-        );
+        for study in studies {
+            section = study_blocks(study, c, &rates, section);
+        }
         sections.push(section);
     }
     Ok(sections)
+}
+
+/// The text and the two collapsible tables of one study, appended to `section`.
+fn study_blocks(
+    study: &ScorerStudy,
+    c: &RobustnessOptions,
+    rates: &[String],
+    mut section: Section,
+) -> Section {
+    let report = &study.report;
+    let scorers = study.scorers.join(" + ");
+    section = section.text(format!(
+        "Data set `{}`, scorer{} {}; models: {}; measures: {}.",
+        study.dataset,
+        if study.scorers.len() > 1 { "s" } else { "" },
+        study
+            .scorers
+            .iter()
+            .map(|s| format!("`{s}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        report.models.join(", "),
+        report.measures.join(", ")
+    ));
+    if report.models.len() < 2 {
+        section = section.text(
+            "A single model: there is no order to keep, so every order is the full-data \
+                 order. Score more models with this scorer to compare them.",
+        );
+    }
+    // By measure (the study's order), then rate (the order of `options.rates`).
+    let order_rows: Vec<Vec<String>> = report
+        .measures
+        .iter()
+        .flat_map(|m| {
+            report
+                .rank_agreement
+                .iter()
+                .filter(move |r| &r.measure == m)
+        })
+        .map(|r| {
+            vec![
+                r.measure.clone(),
+                format!("{:.2}", r.rate),
+                r.full_order.join(" > "),
+                r.mean_order.join(" > "),
+                if r.mean_order_kept { "yes" } else { "no" }.to_owned(),
+                r.kendall_tau
+                    .map_or_else(|| "n/a".to_owned(), |t| format!("{t:.3}")),
+                format!(
+                    "{}/{} ({:.0} %)",
+                    r.agreeing,
+                    r.repeats,
+                    100.0 * r.agreement
+                ),
+            ]
+        })
+        .collect();
+    section = section.details(
+        format!(
+            "{scorers}: orders by measure and rate ({} rows)",
+            order_rows.len()
+        ),
+        Section::default().table(&SUBSAMPLE_ORDER_HEADERS, order_rows),
+    );
+    let mut mean_headers = vec![
+        "measure".to_owned(),
+        "model".to_owned(),
+        "full data".to_owned(),
+    ];
+    mean_headers.extend(rates.iter().map(|r| format!("mean at {r}")));
+    let mut mean_rows = Vec::new();
+    for measure in &report.measures {
+        for model in &report.models {
+            let mut row = vec![measure.clone(), model.clone()];
+            let full = report
+                .measure_stats
+                .iter()
+                .find(|m| &m.model == model && &m.measure == measure)
+                .map_or(f64::NAN, |m| m.full);
+            row.push(format!("{full:.2}"));
+            for &rate in &c.rates {
+                row.push(
+                    report
+                        .measure_at(model, measure, rate)
+                        .map_or_else(String::new, |m| format!("{:.2}", m.summary.mean)),
+                );
+            }
+            mean_rows.push(row);
+        }
+    }
+    section = section.details(
+        format!(
+            "{scorers}: means by model and rate ({} rows)",
+            mean_rows.len()
+        ),
+        Section::default().table(&mean_headers, mean_rows),
+    );
+    section
 }
 
 /// "KLS and JSS" from `["kls", "jss"]`; "no distribution measure" when empty.
