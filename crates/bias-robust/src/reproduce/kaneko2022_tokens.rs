@@ -53,7 +53,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{Cell, DataSet, Reproduction, Status, Study, Table};
+use super::{parse_choice, Cell, DataSet, Reproduction, Status, Study, Table};
 use crate::RobustError;
 
 /// The seed of Table 4's shuffles (each sentence's generator is this seed with the stream
@@ -106,14 +106,7 @@ impl fmt::Display for AulTokens {
 impl FromStr for AulTokens {
     type Err = RobustError;
     fn from_str(s: &str) -> Result<Self, RobustError> {
-        AulTokens::ALL
-            .into_iter()
-            .find(|k| k.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| RobustError::InvalidParameter {
-                name: "AUL accuracy tokens".into(),
-                value: s.to_owned(),
-                expected: "paper, sentence or with-special".into(),
-            })
+        parse_choice(&AulTokens::ALL, AulTokens::name, s, "AUL accuracy tokens")
     }
 }
 
@@ -151,14 +144,12 @@ impl fmt::Display for StereoSetAccuracy {
 impl FromStr for StereoSetAccuracy {
     type Err = RobustError;
     fn from_str(s: &str) -> Result<Self, RobustError> {
-        StereoSetAccuracy::ALL
-            .into_iter()
-            .find(|k| k.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| RobustError::InvalidParameter {
-                name: "StereoSet accuracy".into(),
-                value: s.to_owned(),
-                expected: "item or token".into(),
-            })
+        parse_choice(
+            &StereoSetAccuracy::ALL,
+            StereoSetAccuracy::name,
+            s,
+            "StereoSet accuracy",
+        )
     }
 }
 
@@ -1336,7 +1327,30 @@ mod tests {
         for s in StereoSetAccuracy::ALL {
             assert_eq!(s.name().parse::<StereoSetAccuracy>().unwrap(), s);
         }
-        assert!("all".parse::<AulTokens>().is_err());
-        assert!("pairs".parse::<StereoSetAccuracy>().is_err());
+        // Case and surrounding blanks are ignored.
+        assert_eq!(
+            " With-Special ".parse::<AulTokens>().unwrap(),
+            AulTokens::WithSpecial
+        );
+        let err = "all".parse::<AulTokens>().unwrap_err();
+        assert!(
+            matches!(&err, RobustError::InvalidParameter { name, value, expected }
+                if name == "AUL accuracy tokens" && value == "all"
+                    && expected == "one of paper, sentence, with-special"),
+            "{err:?}"
+        );
+        let err = "pairs".parse::<StereoSetAccuracy>().unwrap_err();
+        assert!(
+            matches!(&err, RobustError::InvalidParameter { expected, .. }
+                if expected == "one of item, token"),
+            "{err:?}"
+        );
+        let err = "kaneko2099".parse::<super::super::Paper>().unwrap_err();
+        assert!(
+            matches!(&err, RobustError::InvalidParameter { name, expected, .. }
+                if name == "paper"
+                    && expected == "one of kaneko2022, liu2024, paraphrase, kaneko2023, schroeder2024"),
+            "{err:?}"
+        );
     }
 }

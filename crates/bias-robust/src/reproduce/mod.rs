@@ -113,15 +113,30 @@ impl fmt::Display for Paper {
 impl FromStr for Paper {
     type Err = RobustError;
     fn from_str(s: &str) -> Result<Self, RobustError> {
-        Paper::ALL
-            .into_iter()
-            .find(|p| p.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| RobustError::InvalidParameter {
-                name: "paper".into(),
-                value: s.to_owned(),
-                expected: format!("one of {}", Paper::ALL.map(Paper::name).join(", ")),
-            })
+        parse_choice(&Paper::ALL, Paper::name, s, "paper")
     }
+}
+
+/// The choice of `all` whose `name` is `s` (ASCII case and surrounding blanks ignored), for the
+/// `FromStr` of the named options of the reproductions; else [`RobustError::InvalidParameter`]
+/// naming `what` and listing every name.
+pub(crate) fn parse_choice<T: Copy>(
+    all: &[T],
+    name: fn(T) -> &'static str,
+    s: &str,
+    what: &str,
+) -> Result<T, RobustError> {
+    all.iter()
+        .copied()
+        .find(|c| name(*c).eq_ignore_ascii_case(s.trim()))
+        .ok_or_else(|| RobustError::InvalidParameter {
+            name: what.to_owned(),
+            value: s.to_owned(),
+            expected: format!(
+                "one of {}",
+                all.iter().map(|c| name(*c)).collect::<Vec<_>>().join(", ")
+            ),
+        })
 }
 
 /// Writes every table and figure of `paper` that `study` allows into `out`, and lists the others
