@@ -191,52 +191,13 @@ fn load_all(bytes: &[u8]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-#[derive(Debug, Clone)]
-enum Edit {
-    Overwrite(usize, u8),
-    Delete(usize, usize),
-    Insert(usize, Vec<u8>),
-    Truncate(usize),
-}
+#[path = "../../../tests-support/mutation.rs"]
+mod mutation;
+use mutation::{mutate, Edit};
 
+/// Mutations of the seeds: bytes mostly from what this crate's readers parse.
 fn edit() -> impl Strategy<Value = Edit> {
-    let special = prop::sample::select(b" \n\r\t0123456789-.eE+naif\x00\x7f\x80\xff".to_vec());
-    let byte = prop_oneof![3 => special, 1 => any::<u8>()];
-    prop_oneof![
-        4 => (any::<usize>(), byte.clone()).prop_map(|(p, b)| Edit::Overwrite(p, b)),
-        2 => (any::<usize>(), 1usize..24).prop_map(|(p, n)| Edit::Delete(p, n)),
-        2 => (any::<usize>(), prop::collection::vec(byte, 1..12))
-            .prop_map(|(p, b)| Edit::Insert(p, b)),
-        1 => any::<usize>().prop_map(Edit::Truncate),
-    ]
-}
-
-fn mutate(seed: &[u8], edits: &[Edit]) -> Vec<u8> {
-    let mut bytes = seed.to_vec();
-    for e in edits {
-        let at = |p: usize, len: usize| p % (len + 1);
-        match e {
-            Edit::Overwrite(p, b) if !bytes.is_empty() => {
-                let i = p % bytes.len();
-                bytes[i] = *b;
-            }
-            Edit::Overwrite(..) => {}
-            Edit::Delete(p, n) => {
-                let i = at(*p, bytes.len());
-                let end = (i + n).min(bytes.len());
-                bytes.drain(i..end);
-            }
-            Edit::Insert(p, b) => {
-                let i = at(*p, bytes.len());
-                bytes.splice(i..i, b.iter().copied());
-            }
-            Edit::Truncate(p) => {
-                let i = at(*p, bytes.len());
-                bytes.truncate(i);
-            }
-        }
-    }
-    bytes
+    mutation::edit(b" \n\r\t0123456789-.eE+naif\x00\x7f\x80\xff", 24)
 }
 
 /// Header numbers: small ones near the real counts, and huge ones up to `usize::MAX`.
