@@ -462,6 +462,37 @@ fn side_right(outcomes: &[bool]) -> bool {
     !outcomes.is_empty() && outcomes.iter().all(|&c| c)
 }
 
+/// AUL's outcomes on `kept` as [`scorer_accuracy`] counts them (its `aul`), from one unmasked
+/// pass per sentence.
+fn aul_outcomes(
+    model: &mut dyn StudyModel,
+    set: AccuracySet,
+    kept: &[(usize, Aligned)],
+    options: AccuracyOptions,
+) -> Result<Vec<bool>, RobustError> {
+    let queries: Vec<TokenQuery> = kept
+        .iter()
+        .flat_map(|(_, a)| a.ids.iter().map(|ids| unmasked(ids)))
+        .collect();
+    let results = predict(model, dataset_name(set), &queries)?;
+    let mut out = Vec::new();
+    for ((_, a), sides) in kept.iter().zip(results.chunks(2)) {
+        let chosen = |side: usize| {
+            read(
+                &sides[side],
+                &a.aul_positions(set, side, options.aul_tokens),
+            )
+        };
+        if set.by_item(options) {
+            out.push(side_right(&chosen(0)) || side_right(&chosen(1)));
+        } else {
+            out.extend(chosen(0));
+            out.extend(chosen(1));
+        }
+    }
+    Ok(out)
+}
+
 /// Table 1 of Kaneko & Bollegala (2022) for one model and data set (see [`ScorerAccuracy`]).
 ///
 /// # Errors
@@ -671,7 +702,7 @@ pub fn shuffled_accuracy(
 
 /// Table 4, unrelated column: AUL's accuracy on each StereoSet item's unrelated sentence (the
 /// unrelated word in the slot), against the original items ([`scorer_accuracy`]'s AUL on
-/// `pairs`; the items it leaves out are left out here too). `unrelated` holds, per item, (stereotypical sentence, unrelated sentence) pairs (the
+/// `pairs`, from its unmasked passes only; the items it leaves out are left out here too). `unrelated` holds, per item, (stereotypical sentence, unrelated sentence) pairs (the
 /// `…/stereo-unrelated` pairs of [`DataSet::StereoSetUnrelated`]); under [`AulTokens::Paper`] the
 /// counted positions are the unrelated sentence's modified tokens against the stereotypical one
 /// (its candidate), and under [`StereoSetAccuracy::Item`] an item is right when all of them are.
@@ -686,9 +717,10 @@ pub fn unrelated_accuracy(
 ) -> Result<Changed, RobustError> {
     let set = AccuracySet::StereoSet;
     let dataset = DataSet::StereoSetUnrelated.name();
-    let table_1 = scorer_accuracy(model, set, pairs, options)?;
-    // The items Table 1 counts.
-    let (kept, _, _) = counted(align(model, set, pairs)?, set);
+    // The items Table 1 counts, and its AUL outcomes on them (unmasked passes only: the SSS
+    // passes of `scorer_accuracy` are not needed here).
+    let (kept, skipped_identical, skipped_empty) = counted(align(model, set, pairs)?, set);
+    let original = aul_outcomes(model, set, &kept, options)?;
     let ids: std::collections::HashSet<String> = kept
         .iter()
         .map(|(i, _)| format!("{}/stereo-unrelated", pairs[*i].id))
@@ -718,12 +750,12 @@ pub fn unrelated_accuracy(
     let skipped = aligned.iter().filter(|a| a.is_none()).count();
     Ok(Changed {
         unit: set.unit(options),
-        original: table_1.aul,
+        original: Outcomes(original),
         changed: Outcomes(changed),
         test: None,
         pairs: aligned.len() - skipped,
         skipped_identical: skipped,
-        skipped_empty: table_1.skipped_identical + table_1.skipped_empty,
+        skipped_empty: skipped_identical + skipped_empty,
     })
 }
 
