@@ -36,7 +36,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use bias_core::{BiasType, Direction};
 use bias_data::crows_pairs::CrowsPair;
-use bias_data::difflib::{SequenceMatcher, Tag};
+use bias_data::difflib::align_tokens;
 
 /// The function words dropped from the group words (articles, determiners and quantifiers,
 /// prepositions, conjunctions, auxiliaries and modals, negation, common adverbs, interrogative
@@ -131,14 +131,9 @@ pub fn tokens(sentence: &str) -> Vec<String> {
 /// opcode of `difflib.SequenceMatcher(None, more, less)` over their [`tokens`].
 pub fn modified_words(more: &str, less: &str) -> (Vec<String>, Vec<String>) {
     let (a, b) = (tokens(more), tokens(less));
-    let (mut ma, mut mb) = (Vec::new(), Vec::new());
-    for op in SequenceMatcher::new(&a, &b).opcodes() {
-        if op.tag != Tag::Equal {
-            ma.extend_from_slice(&a[op.i1..op.i2]);
-            mb.extend_from_slice(&b[op.j1..op.j2]);
-        }
-    }
-    (ma, mb)
+    let al = align_tokens(&a, &b);
+    let pick = |words: &[String], at: &[usize]| at.iter().map(|&i| words[i].clone()).collect();
+    (pick(&a, &al.modified_a), pick(&b, &al.modified_b))
 }
 
 /// The group words of one bias type, after the both-groups rule.

@@ -677,12 +677,7 @@ fn human_auc(
     let table = study.scores(i, DataSet::CrowsPairs)?.clone();
     let mut ha = BTreeMap::new();
     for (scorer, _) in PAIR_MEASURES {
-        let slice: ScoreTable = table
-            .rows()
-            .iter()
-            .filter(|r| r.scorer == scorer)
-            .cloned()
-            .collect();
+        let slice = table.for_scorer(scorer);
         let auc = if slice.is_empty() {
             Err(format!("the model has no {scorer} scores"))
         } else {
