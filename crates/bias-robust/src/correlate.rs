@@ -49,7 +49,7 @@ pub struct MeasurePair {
     pub r: f64,
     /// Two-sided p-value of r (exact null for bivariate normal data, as `scipy.stats.pearsonr`).
     pub p_value: f64,
-    /// KSG mutual information (nats), clipped at 0.
+    /// KSG mutual information (nats), clipped at 0; NaN from [`correlate_pearson`].
     pub mutual_info: f64,
 }
 
@@ -137,17 +137,23 @@ fn scaled(x: &[f64], standardise: bool) -> Vec<f64> {
     }
 }
 
+/// Pearson's r and p of two columns, and their KSG mutual information when `mi` is asked for.
 fn pair_stats(
     x: &[f64],
     y: &[f64],
     options: &CorrelateOptions,
-) -> Result<(f64, f64, f64), RobustError> {
+    mi: bool,
+) -> Result<(f64, f64, Option<f64>), RobustError> {
     let c = pearson(x, y)?;
-    let mi = mutual_info_continuous(
-        &scaled(x, options.standardise),
-        &scaled(y, options.standardise),
-        options.k,
-    )?;
+    let mi = if mi {
+        Some(mutual_info_continuous(
+            &scaled(x, options.standardise),
+            &scaled(y, options.standardise),
+            options.k,
+        )?)
+    } else {
+        None
+    };
     Ok((c.statistic, c.p_value, mi))
 }
 
@@ -172,6 +178,35 @@ pub fn correlate_measures(
     options: &CorrelateOptions,
 ) -> Result<MeasureCorrelation, RobustError> {
     check_options(options, table.len(), "models")?;
+    correlate_table(table, options, true)
+}
+
+/// [`correlate_measures`] without the mutual information, for 3 models or more: too few models
+/// for the KSG estimator (k + 1) still give Pearson's r (liu2024 Fig. 4 has 3 models). Every
+/// `mutual_info` is `None`, and NaN in [`MeasurePair::mutual_info`].
+///
+/// # Errors
+/// As [`correlate_measures`], with 3 models as the minimum.
+pub fn correlate_pearson(
+    table: &[(String, BTreeMap<String, f64>)],
+) -> Result<MeasureCorrelation, RobustError> {
+    if table.len() < 3 {
+        return Err(invalid(
+            "models",
+            table.len(),
+            "at least 3 (Pearson needs 3)",
+        ));
+    }
+    correlate_table(table, &CorrelateOptions::default(), false)
+}
+
+/// The checks of the table and the pairwise statistics shared by [`correlate_measures`] and
+/// [`correlate_pearson`].
+fn correlate_table(
+    table: &[(String, BTreeMap<String, f64>)],
+    options: &CorrelateOptions,
+    mi: bool,
+) -> Result<MeasureCorrelation, RobustError> {
     let mut seen = BTreeSet::new();
     for (model, _) in table {
         if !seen.insert(model.as_str()) {
@@ -207,19 +242,19 @@ pub fn correlate_measures(
     let mut pairs = Vec::new();
     for i in 0..m {
         for j in i + 1..m {
-            let (rij, pij, mi) = pair_stats(&columns[i], &columns[j], options)?;
+            let (rij, pij, mij) = pair_stats(&columns[i], &columns[j], options, mi)?;
             r[i][j] = rij;
             r[j][i] = rij;
             p_value[i][j] = pij;
             p_value[j][i] = pij;
-            mutual_info[i][j] = Some(mi);
-            mutual_info[j][i] = Some(mi);
+            mutual_info[i][j] = mij;
+            mutual_info[j][i] = mij;
             pairs.push(MeasurePair {
                 a: measures[i].clone(),
                 b: measures[j].clone(),
                 r: rij,
                 p_value: pij,
-                mutual_info: mi,
+                mutual_info: mij.unwrap_or(f64::NAN),
             });
         }
     }
@@ -291,7 +326,8 @@ pub fn correlate_pair_scores(
     }
     let n_pairs = x.len();
     check_options(options, n_pairs, "joined pairs")?;
-    let (r, p_value, mutual_info) = pair_stats(&x, &y, options)?;
+    let (r, p_value, mutual_info) = pair_stats(&x, &y, options, true)?;
+    let mutual_info = mutual_info.expect("asked for");
     Ok(PairScoreCorrelation {
         scorer_a: scorer_a.to_string(),
         scorer_b: scorer_b.to_string(),

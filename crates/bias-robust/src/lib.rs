@@ -63,8 +63,8 @@ mod subsample;
 pub mod summary;
 
 pub use correlate::{
-    correlate_measures, correlate_pair_scores, CorrelateOptions, MeasureCorrelation, MeasurePair,
-    PairScoreCorrelation,
+    correlate_measures, correlate_pair_scores, correlate_pearson, CorrelateOptions,
+    MeasureCorrelation, MeasurePair, PairScoreCorrelation,
 };
 pub use error::RobustError;
 pub use human::{

@@ -4,7 +4,9 @@ use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::collections::BTreeMap;
 
 use bias_core::{BiasType, Direction, ScoreRow, ScoreTable};
-use bias_robust::{correlate_measures, correlate_pair_scores, CorrelateOptions, RobustError};
+use bias_robust::{
+    correlate_measures, correlate_pair_scores, correlate_pearson, CorrelateOptions, RobustError,
+};
 
 fn table(rows: &[(&str, &[(&str, f64)])]) -> Vec<(String, BTreeMap<String, f64>)> {
     rows.iter()
@@ -128,6 +130,20 @@ fn too_few_models_and_bad_tables_are_errors() {
     let mut missing = three.clone();
     missing[1].1.remove("B");
     assert!(correlate_measures(&missing, &ok).is_err());
+    // Pearson alone works on the 3 models k = 3 refuses: the same r, no mutual information.
+    let p = correlate_pearson(&three).unwrap();
+    assert_abs_diff_eq!(p.r[0][1], want, epsilon = 1e-12);
+    assert_eq!(p.p_value[0][1], c.p_value[0][1]);
+    assert_eq!(p.mutual_info[0][1], None);
+    assert!(p.pairs[0].mutual_info.is_nan());
+    assert!(matches!(
+        correlate_pearson(&three[..2]),
+        Err(RobustError::InvalidParameter { ref name, .. }) if name == "models"
+    ));
+    assert!(matches!(
+        correlate_pearson(&missing),
+        Err(RobustError::InvalidParameter { ref name, .. }) if name == "measure"
+    ));
     // A constant measure has no correlation.
     let constant = table(&[
         ("m1", &[("A", 1.0), ("B", 2.0)]),

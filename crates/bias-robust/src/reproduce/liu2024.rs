@@ -31,10 +31,9 @@ use bias_metrics::{
 use super::{Cell, DataSet, Reproduction, Status, Study, Table};
 use crate::report::file_part;
 use crate::{
-    correlate_measures, figures, CorrelateOptions, MeasureCorrelation, MeasurePair, RobustError,
+    correlate_measures, correlate_pearson, figures, CorrelateOptions, RobustError,
     RobustnessOptions, RobustnessReport, SyncMeasure,
 };
-use bias_metrics::stats::pearson;
 
 /// Options of the liu2024 reproduction ([`reproduce_liu2024`]); [`Default`] is the paper's
 /// and the authors' computation.
@@ -822,7 +821,7 @@ fn figure_4(
         let corr = if n >= MIN_MODELS_MI {
             correlate_measures(&rows, &CorrelateOptions::default())
         } else {
-            pearson_only(&rows)
+            correlate_pearson(&rows)
         };
         match corr {
             Ok(c) => {
@@ -875,45 +874,6 @@ fn figure_4(
     ));
     out.table("figure-4", title, Status::Reproduced, &t)?;
     Ok(())
-}
-
-/// Pearson's r (and p) between every two measures of `rows`, without mutual information (for
-/// 3 models, too few for the KSG estimator with k = 3). Same layout as [`correlate_measures`].
-fn pearson_only(
-    rows: &[(String, BTreeMap<String, f64>)],
-) -> Result<MeasureCorrelation, RobustError> {
-    let measures: Vec<String> = rows
-        .first()
-        .map(|(_, m)| m.keys().cloned().collect())
-        .unwrap_or_default();
-    let column = |name: &str| -> Vec<f64> { rows.iter().map(|(_, m)| m[name]).collect() };
-    let k = measures.len();
-    let mut r = vec![vec![1.0; k]; k];
-    let mut p_value = vec![vec![0.0; k]; k];
-    let mut pairs = Vec::new();
-    for i in 0..k {
-        for j in i + 1..k {
-            let c = pearson(&column(&measures[i]), &column(&measures[j]))?;
-            (r[i][j], r[j][i]) = (c.statistic, c.statistic);
-            (p_value[i][j], p_value[j][i]) = (c.p_value, c.p_value);
-            pairs.push(MeasurePair {
-                a: measures[i].clone(),
-                b: measures[j].clone(),
-                r: c.statistic,
-                p_value: c.p_value,
-                mutual_info: f64::NAN,
-            });
-        }
-    }
-    Ok(MeasureCorrelation {
-        models: rows.iter().map(|(m, _)| m.clone()).collect(),
-        mutual_info: vec![vec![None; k]; k],
-        measures,
-        r,
-        p_value,
-        pairs,
-        options: CorrelateOptions::default(),
-    })
 }
 
 #[cfg(test)]
