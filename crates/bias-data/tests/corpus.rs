@@ -772,9 +772,13 @@ fn a_development_split_is_held_out_of_every_rate_set() {
     assert_eq!(held.len() + left.len(), 12);
     // Rate 1 needs 4 male sentences: all of the training side, none of the development side.
     let sets = rate_sets(&corpus, &[0.0, 1.0], 4, 1, RateSampling::Independent).unwrap();
+    assert_eq!(sets.len(), 2);
     for set in &sets {
+        assert_eq!(set.sentences.len(), 4);
         assert!(set.sentences.iter().all(|s| !held.contains(s)));
     }
+    let rate_1: HashSet<&String> = sets[1].sentences.iter().collect();
+    assert_eq!(rate_1, corpus.male.iter().collect::<HashSet<_>>());
     // Holding out all 6 per side leaves nothing to train on: refused; 0 holds nothing out.
     let mut again = mine_sentences(
         male.iter().chain(&female).collect::<Vec<_>>(),
@@ -782,7 +786,12 @@ fn a_development_split_is_held_out_of_every_rate_set() {
         &options(1),
     )
     .unwrap();
-    assert!(bias_data::corpus::hold_out_dev(&mut again, 6, 1).is_err());
+    let err = bias_data::corpus::hold_out_dev(&mut again, 6, 1).unwrap_err();
+    assert!(
+        matches!(&err, DataError::Core(CoreError::InvalidInput(m))
+            if m.contains("6 sentences per side leaves no training sentence (6 per side were mined)")),
+        "{err:?}"
+    );
     let none = bias_data::corpus::hold_out_dev(&mut again, 0, 1).unwrap();
     assert!(none.male.is_empty() && again.male.len() == 6);
 }

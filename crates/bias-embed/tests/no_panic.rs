@@ -248,18 +248,23 @@ proptest! {
         bytes.extend_from_slice(full_binary_body());
         let input = Input::new(&bytes);
         let result = WordVectors::load(input.path(), VectorFormat::Word2VecBinary, CasePolicy::Keep);
-        if (words, dim) == (3, 300) {
-            prop_assert_eq!(result.unwrap().len(), 3);
-        } else {
-            prop_assert!(result.is_err(), "header `{} {}` accepted", words, dim);
+        let path = input.path().display().to_string();
+        match result {
+            Ok(v) => prop_assert_eq!((words, dim, v.len()), (3, 300, 3)),
+            // Refused, unless it is the true header, with an error that names the file.
+            Err(e) => {
+                prop_assert!((words, dim) != (3, 300), "{}", e);
+                prop_assert!(e.to_string().contains(&path), "{}", e);
+            }
         }
         let mut text = format!("{words} {dim}\n").into_bytes();
         text.extend_from_slice(&glove_seed()[..glove_seed().len() / 2]);
         let input = Input::new(&text);
-        prop_assert!(
-            WordVectors::load(input.path(), VectorFormat::Word2VecText, CasePolicy::Keep).is_err()
-                || (words, dim) == (4, 4)
-        );
+        let path = input.path().display().to_string();
+        match WordVectors::load(input.path(), VectorFormat::Word2VecText, CasePolicy::Keep) {
+            Ok(_) => prop_assert_eq!((words, dim), (4, 4)),
+            Err(e) => prop_assert!(e.to_string().contains(&path), "{}", e),
+        }
     }
 }
 

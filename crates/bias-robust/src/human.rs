@@ -423,7 +423,7 @@ mod label_rule_tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../data/crows-pairs/crows_pairs_anonymized.csv");
         if !path.is_file() {
-            eprintln!("skipped: {} missing (a repository file the published package does not ship; scripts/setup.sh fetches data/)", path.display());
+            eprintln!("SKIPPED: {} missing (a repository file the published package does not ship; scripts/setup.sh fetches data/)", path.display());
             return;
         }
         let pairs = bias_data::crows_pairs::read_crows_pairs_path(&path).unwrap();

@@ -139,7 +139,16 @@ fn measures_scorers_models_and_intervals() {
     assert_eq!(a_cps.value, "55.00");
     // KLS has no direction: its shade is a distance.
     let kls_cell = heat.rows[0].cells[4].as_ref().unwrap();
-    assert!(matches!(kls_cell.shade, Shade::Sequential(d) if d >= 0.0));
+    let kls_b = s.entry("kls", "aul", "b").unwrap().measurement.value;
+    assert!(kls_b > 50.0, "{kls_b}");
+    assert_eq!(kls_cell.value, format!("{kls_b:.2}"));
+    assert_eq!(kls_cell.shade, Shade::Sequential((kls_b - 50.0) / 25.0));
+    // JSS's distance runs down from 100.
+    let jss_a = s.entry("jss", "aul", "a").unwrap().measurement.value;
+    assert_eq!(
+        heat.rows[0].cells[7].as_ref().unwrap().shade,
+        Shade::Sequential((100.0 - jss_a) / 25.0)
+    );
 }
 
 /// A measure that fails on any table holding a pair twice: every bootstrap replicate of more

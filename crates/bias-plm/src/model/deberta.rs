@@ -980,7 +980,7 @@ mod tests {
             .join("../../fixtures/plm/deberta-v2-variants.json");
         if !path.is_file() {
             eprintln!(
-                "skipped: {} missing (a repository fixture the published package does not ship)",
+                "SKIPPED: {} missing (a repository fixture the published package does not ship)",
                 path.display()
             );
             return;

@@ -332,7 +332,7 @@ mod tests {
         // fixtures/plm/mpnet.json (scripts/fixtures/plm_more.py): every distance within ±600.
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/plm/mpnet.json");
         if !std::path::Path::new(path).is_file() {
-            eprintln!("skipped: {path} missing (a repository fixture the published package does not ship)");
+            eprintln!("SKIPPED: {path} missing (a repository fixture the published package does not ship)");
             return;
         }
         let doc: serde_json::Value =

@@ -980,7 +980,7 @@ mod tests {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
         let path = bias_data::layout::crows_pairs(&dir);
         if !path.is_file() {
-            eprintln!("skipped: {} missing (a repository file the published package does not ship; scripts/setup.sh fetches data/)", path.display());
+            eprintln!("SKIPPED: {} missing (a repository file the published package does not ship; scripts/setup.sh fetches data/)", path.display());
             return None;
         }
         Some(bias_data::load_pairs(path).unwrap().pairs)
