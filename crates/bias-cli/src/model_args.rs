@@ -41,6 +41,25 @@ pub enum SssArg {
     Matrix,
 }
 
+impl From<SssArg> for SssAverage {
+    fn from(a: SssArg) -> Self {
+        match a {
+            SssArg::Diagonal => SssAverage::Diagonal,
+            SssArg::Matrix => SssAverage::Matrix,
+        }
+    }
+}
+
+/// Whether CPS rounds each sentence score before the comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CpsRoundArg {
+    /// Round to 3 decimals (Nangia's and Kaneko & Bollegala's scripts).
+    #[value(name = "3")]
+    Three,
+    /// Compare unrounded scores (the papers' definition; Liu et al.'s code).
+    None,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum AlignmentArg {
     /// Align (stereo, anti) for every pair (Kaneko, Liu).
@@ -224,10 +243,7 @@ impl ModelArgs {
     pub fn options(&self) -> ScoringOptions {
         ScoringOptions {
             cps_round_3: self.cps_round,
-            sss: match self.sss {
-                SssArg::Diagonal => SssAverage::Diagonal,
-                SssArg::Matrix => SssAverage::Matrix,
-            },
+            sss: self.sss.into(),
             alignment: match self.alignment {
                 AlignmentArg::StereoFirst => AlignmentOrder::StereoFirst,
                 AlignmentArg::Nangia => AlignmentOrder::Nangia,

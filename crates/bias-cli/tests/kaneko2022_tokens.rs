@@ -206,13 +206,19 @@ fn accuracies_and_mcnemar_match_the_reference_under_every_option() {
                     None => assert!(test.chi2.is_none(), "{ctx}"),
                 }
                 if set == AccuracySet::StereoSet {
-                    let u = unrelated_accuracy(&mut m, &ps, &unrelated, options).unwrap();
+                    // Like with like: the unrelated sentence's candidate against the
+                    // stereotypical sentence's, one sentence each.
+                    let u = unrelated_accuracy(&mut m, &unrelated, options).unwrap();
                     assert_eq!(
                         (u.changed.correct(), u.changed.total()),
                         counts(&want["unrelated"]),
                         "{ctx} unrelated"
                     );
-                    assert_eq!(u.original, got.aul, "{ctx} unrelated original");
+                    assert_eq!(
+                        (u.original.correct(), u.original.total()),
+                        counts(&want["unrelated_original"]),
+                        "{ctx} unrelated original"
+                    );
                     assert!(u.test.is_none());
                 }
             }
@@ -351,11 +357,14 @@ fn evaluate_stereoset_accuracy() {
 /// Tables 1 and 4 as the kaneko2022 reproduction computes them (`bias reproduce kaneko2022
 /// --max-pairs 12`), against the reference: the first 12 pairs of each data set are the
 /// fixture's pairs (none had a near tie), so Table 1's four accuracies and McNemar tables and
-/// Table 4's unrelated column equal the reference counts; the shuffled columns pair each original
-/// outcome with the same token shuffled (same counts, same seed → same outcomes).
+/// Table 4's unrelated column (token-level, like with like) equal the reference counts; the
+/// shuffled columns pair each original outcome with the same token shuffled (same counts, same
+/// seed → same outcomes, another seed → another shuffle).
 #[test]
 fn tables_1_and_4_of_the_reproduction_match_the_reference() {
-    use bias_robust::reproduce::{table_1_accuracies, table_4_rows, Study, SHUFFLE_SEED};
+    use bias_robust::reproduce::{
+        shuffle_seeds, table_1_accuracies, table_4_rows, Study, TABLE_4_OPTIONS,
+    };
     let fx = fixture();
     let models: Vec<Box<dyn StudyModel>> = vec![Box::new(open("bert")), Box::new(open("roberta"))];
     let scores = scratch("study");
@@ -364,14 +373,17 @@ fn tables_1_and_4_of_the_reproduction_match_the_reference() {
         .with_max_pairs(Some(12));
     let options = AccuracyOptions::default();
     let t1 = table_1_accuracies(&mut study, options).unwrap();
-    let t4 = table_4_rows(&mut study, options, SHUFFLE_SEED).unwrap();
-    let again = table_4_rows(&mut study, options, SHUFFLE_SEED).unwrap();
+    let t1_tokens = table_1_accuracies(&mut study, TABLE_4_OPTIONS).unwrap();
+    let seeds = shuffle_seeds(2);
+    let t4 = table_4_rows(&mut study, TABLE_4_OPTIONS, &seeds).unwrap();
+    let again = table_4_rows(&mut study, TABLE_4_OPTIONS, &seeds).unwrap();
     assert_eq!(t4, again, "seeded shuffles repeat");
-    for ((name, cp, ss), row) in t1.iter().zip(&t4) {
+    for (((name, cp, ss), (_, cp_t, ss_t)), row) in t1.iter().zip(&t1_tokens).zip(&t4) {
         let m = &fx["models"][name.as_str()];
         for (set, got, key) in [
             ("crows-pairs", cp, "paper/token"),
             ("stereoset", ss, "paper/item"),
+            ("stereoset", ss_t, "paper/token"),
         ] {
             let ids: Vec<&str> = m[set]["pairs"]
                 .as_array()
@@ -388,31 +400,44 @@ fn tables_1_and_4_of_the_reproduction_match_the_reference() {
             assert_eq!(
                 (got.masked.correct(), got.masked.total()),
                 counts(&want["masked"]),
-                "{name} {set}"
+                "{name} {set} {key}"
             );
             assert_eq!(
                 (got.aul.correct(), got.aul.total()),
                 counts(&want["aul"]),
-                "{name} {set}"
+                "{name} {set} {key}"
             );
             let table: [[u64; 2]; 2] =
                 serde_json::from_value(want["mcnemar"]["table"].clone()).unwrap();
-            assert_eq!(got.test.unwrap().table, table, "{name} {set}");
+            assert_eq!(got.test.unwrap().table, table, "{name} {set} {key}");
         }
         assert_eq!(row.model, *name);
         let u = &row.ss_unrelated;
+        let want = &m["stereoset"]["accuracy"]["paper/token"];
+        assert_eq!(u.unit, "token");
         assert_eq!(
             (u.changed.correct(), u.changed.total()),
-            counts(&m["stereoset"]["accuracy"]["paper/item"]["unrelated"])
+            counts(&want["unrelated"])
         );
-        assert_eq!(u.original, ss.aul);
+        assert_eq!(
+            (u.original.correct(), u.original.total()),
+            counts(&want["unrelated_original"])
+        );
         assert!(u.test.is_none());
-        for (sh, orig) in [(&row.cp_shuffled, cp), (&row.ss_shuffled, ss)] {
-            // Table 4's original = Table 1's AUL (the shuffled run keeps every non-identical
-            // pair; none lacks a masked position here).
-            assert_eq!(sh.original, orig.aul, "{name}");
-            assert_eq!(sh.changed.total(), sh.original.total());
-            assert!(sh.test.is_some());
+        for (runs, orig) in [(&row.cp_shuffled, cp_t), (&row.ss_shuffled, ss_t)] {
+            assert_eq!(runs.len(), 2, "{name}: one run per seed");
+            for sh in runs {
+                // Table 4's original = Table 1's AUL counted on tokens (the shuffled run keeps
+                // every non-identical pair; none lacks a masked position here).
+                assert_eq!(sh.unit, "token");
+                assert_eq!(sh.original, orig.aul, "{name}");
+                assert_eq!(sh.changed.total(), sh.original.total());
+                assert!(sh.test.is_some());
+            }
         }
+        assert_ne!(
+            row.cp_shuffled[0].changed, row.cp_shuffled[1].changed,
+            "{name}: two seeds, two shuffles"
+        );
     }
 }

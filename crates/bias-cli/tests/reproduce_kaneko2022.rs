@@ -146,14 +146,33 @@ fn reproduce_kaneko2022_on_fixture_models() {
     for id in ["table-1", "table-4"] {
         assert_ne!(artifacts[id]["status"]["status"], "out-of-reach", "{id}");
     }
-    // Computed artifacts say they ran on 30 pairs only.
-    assert_eq!(artifacts["table-5"]["status"]["status"], "substitute");
+    // Computed artifacts say they ran on 30 pairs only, on checkpoints that are not the paper's.
+    assert_eq!(artifacts["table-5"]["status"]["status"], "method-only");
+    let detail = artifacts["table-5"]["status"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("bert, roberta are not the paper's checkpoints")
+            && detail.contains("only the first 30 pairs"),
+        "{detail}"
+    );
+    // The index records the limit, the restriction and every option in force.
+    assert_eq!(index["max_pairs"], 30);
+    assert_eq!(
+        index["options"]["scoring (bert)"],
+        "sss matrix, cps rounded to 3 decimals"
+    );
+    assert_eq!(index["options"]["kaneko2022 accuracy"], "paper");
+    assert_eq!(index["options"]["kaneko2022 shuffles"], "5");
+    assert_eq!(index["options"]["kaneko2022 pairs in N"], "all");
+    assert!(index["restriction"]
+        .as_str()
+        .unwrap()
+        .contains("not the paper's checkpoints"));
     assert!(artifacts["figure-1-roberta"]["files"][0] == "figure-1-roberta.png");
 
     for model in ["bert", "roberta"] {
         let scores_dir = tmp.join("scores").join(model);
-        let cp = read_scores(&scores_dir.join("crows-pairs.first30.csv"));
-        let ss = read_scores(&scores_dir.join("stereoset.first30.csv"));
+        let cp = read_scores(&scores_dir.join("crows-pairs.sss-matrix.cps-round3.first30.csv"));
+        let ss = read_scores(&scores_dir.join("stereoset.sss-matrix.cps-round3.first30.csv"));
 
         let cp_ids: Vec<String> = (0..30).map(|i| i.to_string()).collect();
         let ss_ids = stereoset_ids_first(30);
@@ -415,7 +434,7 @@ fn kaneko2022_options_change_the_numbers() {
     let scored = run("scored", &["--kaneko2022-pairs-in-n", "scored"]);
     let any = run("any", &["--kaneko2022-label-rule", "any"]);
 
-    let cp = read_scores(&tmp.join("scores/bert/crows-pairs.first6.csv"));
+    let cp = read_scores(&tmp.join("scores/bert/crows-pairs.sss-matrix.cps-round3.first6.csv"));
     assert!(
         !cp.contains_key(&("aul".to_owned(), "0".to_owned())),
         "pair 0 is identical"

@@ -140,7 +140,7 @@ fn reproduce_liu2024_on_fixture_models() {
     ] {
         assert_eq!(
             status.get(id).map(String::as_str),
-            Some("reproduced"),
+            Some("method-only"),
             "{id}"
         );
     }

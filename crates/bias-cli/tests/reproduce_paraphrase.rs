@@ -68,7 +68,7 @@ fn every_table_and_figure_is_written_and_agrees_with_transformers() {
         .collect();
     let expected = [
         ("table-1", "substitute"),
-        ("table-2", "reproduced"),
+        ("table-2", "method-only"),
         ("figure-1", "substitute"),
         ("figure-2", "substitute"),
         ("figure-3", "substitute"),

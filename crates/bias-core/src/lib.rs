@@ -60,6 +60,7 @@
 pub mod references {}
 
 mod bias_type;
+pub mod conventions;
 mod error;
 mod measurement;
 mod pair;
@@ -70,6 +71,7 @@ pub mod study;
 mod traits;
 
 pub use bias_type::{BiasType, Direction};
+pub use conventions::{ScoringConventions, SssAverage};
 pub use error::CoreError;
 pub use measurement::{Measurement, TypeValue};
 pub use pair::SentencePair;

@@ -33,6 +33,14 @@ pub trait StudyModel {
         out: &Path,
     ) -> Result<RunSummary, BoxError>;
 
+    /// The scorer conventions its scores are computed with (how SSS averages, whether CPS
+    /// rounds: [`crate::ScoringConventions`]), which a reproduction records and which keep the
+    /// score tables of other conventions apart. `None` when the runtime has none of the scorers
+    /// concerned (the default).
+    fn conventions(&self) -> Option<crate::ScoringConventions> {
+        None
+    }
+
     /// Per-token arg-max outcomes of each sentence, unmasked (the token-prediction accuracy of
     /// Kaneko & Bollegala 2022, §4.2): one `Vec<bool>` per sentence, one entry per scored token
     /// (`true` = the model's most likely token is the original). `Ok(None)` when the runtime
@@ -173,6 +181,9 @@ impl<M: StudyModel + ?Sized> StudyModel for Box<M> {
         out: &Path,
     ) -> Result<RunSummary, BoxError> {
         (**self).score_into(dataset, pairs, out)
+    }
+    fn conventions(&self) -> Option<crate::ScoringConventions> {
+        (**self).conventions()
     }
     fn token_outcomes(&mut self, sentences: &[&str]) -> Result<Option<Vec<Vec<bool>>>, BoxError> {
         (**self).token_outcomes(sentences)

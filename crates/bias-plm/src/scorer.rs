@@ -87,19 +87,7 @@ impl FromStr for ScorerKind {
     }
 }
 
-/// How SSS averages over the modified tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SssAverage {
-    /// The mean of `log P(t_i)` at each modified position `i` for its own token (kaneko2022
-    /// Eq. 2). Default.
-    #[default]
-    Diagonal,
-    /// Kaneko's current code: the mean of the whole `n × n` matrix `log P(t_j at position i)`
-    /// over modified positions `i` and modified tokens `j` (same value when one subword differs;
-    /// the published SSS numbers of Kaneko & Bollegala 2022 and of Liu et al. 2024 came from
-    /// it).
-    Matrix,
-}
+pub use bias_core::SssAverage;
 
 /// The order in which a pair's token sequences are aligned (difflib is not symmetric).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -127,6 +115,23 @@ pub struct ScoringOptions {
     pub truncate: bool,
     /// Batching.
     pub batch: BatchOptions,
+}
+
+impl ScoringOptions {
+    /// The conventions these options score with (SSS's average, CPS's rounding).
+    pub fn conventions(&self) -> bias_core::ScoringConventions {
+        bias_core::ScoringConventions {
+            sss: self.sss,
+            cps_round_3: self.cps_round_3,
+        }
+    }
+
+    /// These options with `conventions`' SSS average and CPS rounding.
+    pub fn with_conventions(mut self, conventions: bias_core::ScoringConventions) -> Self {
+        self.sss = conventions.sss;
+        self.cps_round_3 = conventions.cps_round_3;
+        self
+    }
 }
 
 /// Tokens of one pair, aligned.

@@ -124,6 +124,12 @@ impl StudyModel for StudiedLm {
         self.lm.name()
     }
 
+    /// Masked LMs: the SSS average and CPS rounding of its [`ScoringOptions`]. Causal LMs (no
+    /// SSS, no CPS): `None`.
+    fn conventions(&self) -> Option<bias_core::ScoringConventions> {
+        matches!(self.lm, LanguageModel::Masked(_)).then(|| self.options.conventions())
+    }
+
     fn score_into(
         &mut self,
         dataset: &str,

@@ -271,7 +271,7 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     ] {
         assert_eq!(
             s.get(id).map(String::as_str),
-            Some("reproduced"),
+            Some("method only"),
             "{id}: {s:?}"
         );
     }
@@ -506,7 +506,7 @@ fn two_models_list_figure_4_as_out_of_reach_with_the_minimum() {
 #[test]
 fn four_models_give_mutual_information() {
     let (dir, index) = run(&[0.0, 0.1, 0.2, 0.5], 40, "four");
-    assert_eq!(statuses(&index)["figure-4"], "reproduced");
+    assert_eq!(statuses(&index)["figure-4"], "method only");
     let f4 = table(&dir, "figure-4");
     assert!(f4
         .iter()

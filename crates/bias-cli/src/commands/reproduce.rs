@@ -5,9 +5,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use bias_core::StudyModel;
+use bias_core::{ScoringConventions, StudyModel};
 use bias_metrics::JssVariant;
-use bias_plm::StudiedLm;
+use bias_plm::{ScoringOptions, StudiedLm};
 use bias_robust::reproduce::{
     reproduce, reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study,
 };
@@ -20,7 +20,7 @@ use crate::error::CliError;
 
 mod kaneko2023;
 mod schroeder2024;
-use crate::model_args::DeviceArgs;
+use crate::model_args::{CpsRoundArg, DeviceArgs, SssArg};
 
 /// Arguments of `bias reproduce`.
 #[derive(Debug, Args)]
@@ -48,6 +48,17 @@ pub struct ReproduceArgs {
     /// Only the first N pairs of each data set (a quick check: the numbers are not the paper's).
     #[arg(long)]
     pub max_pairs: Option<usize>,
+    /// How SSS averages over the modified tokens: `matrix` (the authors' calculate_sss, which
+    /// produced the published SSS numbers of kaneko2022 and liu2024) or `diagonal` (kaneko2022
+    /// Eq. 2). Default: the form of the paper's own code (matrix for kaneko2022 and liu2024,
+    /// diagonal for the others). Every table with SSS says which form it shows.
+    #[arg(long, value_enum)]
+    pub sss: Option<SssArg>,
+    /// Whether CPS rounds each sentence score before comparing: `3` (3 decimals, kaneko2022's
+    /// evaluate.py) or `none` (liu2024's evaluation.py and the definition). Default: the paper's
+    /// own code.
+    #[arg(long, value_enum)]
+    pub cps_round: Option<CpsRoundArg>,
     /// liu2024: the JSS of Eq. 9, the authors' code (default; it produced the paper's numbers)
     /// or the paper's text (the true Jensen–Shannon divergence in bits).
     #[arg(long = "liu2024-jss", value_enum, default_value_t = JssArg::Authors)]
@@ -85,6 +96,19 @@ impl ReproduceArgs {
         }
     }
 
+    /// The scorer conventions of the models: the paper's own code's
+    /// ([`Paper::scoring_conventions`]), with `--sss` and `--cps-round` in place of its choices.
+    fn conventions(&self) -> ScoringConventions {
+        let mut c = self.paper.scoring_conventions();
+        if let Some(sss) = self.sss {
+            c.sss = sss.into();
+        }
+        if let Some(round) = self.cps_round {
+            c.cps_round_3 = round == CpsRoundArg::Three;
+        }
+        c
+    }
+
     fn scores_dir(&self) -> PathBuf {
         self.scores.clone().unwrap_or_else(|| {
             let parent = self.out.parent().filter(|p| !p.as_os_str().is_empty());
@@ -117,8 +141,11 @@ pub fn run(args: &ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
     for dir in &args.models {
         let lm = args.device.open_any(dir, None)?;
         let name = lm.name().to_owned();
+        let options = ScoringOptions::default().with_conventions(args.conventions());
         models.push(Box::new(
-            StudiedLm::new(lm).with_progress(progress_bar(&name)),
+            StudiedLm::new(lm)
+                .with_options(options)
+                .with_progress(progress_bar(&name)),
         ));
     }
     let mut study =

@@ -26,6 +26,8 @@ use bias_core::{ScoreTable, SentencePair};
 use bias_data::wordfreq::{self, WordFrequencies};
 use bias_metrics::{Indicator, PairsInN, UnscoredPair};
 
+use super::kaneko2022_tokens::AccuracyDefinition;
+use super::published_kaneko2022 as published;
 use super::{Cell, DataSet, Reproduction, Status, Study, Table};
 use crate::frequency_rank::{self, FrequencyRankOptions, StopWords};
 use crate::human::{human_agreement_by, records_scored_in, LabelRule, DEFAULT_MIN_MATCHING};
@@ -33,8 +35,10 @@ use crate::report::file_part;
 use crate::RobustError;
 
 /// The choices where the paper, the authors' code and this workspace can differ (Kaneko &
-/// Bollegala 2022); the defaults are the paper's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Bollegala 2022); the defaults are the paper's. (How SSS averages and whether CPS rounds are
+/// the models' [`bias_core::ScoringConventions`]: [`super::Paper::scoring_conventions`] gives
+/// the authors' code's, which produced the published bias scores.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Kaneko2022Options {
     /// `N` of Eq. (6): every test instance (default) or only the scored pairs.
     pub pairs_in_n: PairsInN,
@@ -44,6 +48,27 @@ pub struct Kaneko2022Options {
     /// Table 2: how many words of each group are ranked and whether function words are dropped
     /// (defaults: 4, the paper's caption, and dropped).
     pub frequency_rank: FrequencyRankOptions,
+    /// Table 1: the paper's §4.2 reading of the token-prediction accuracy (default) or the
+    /// `Accuracy:` line of the authors' `evaluate.py`.
+    pub accuracy: AccuracyDefinition,
+    /// Table 4: how many seeded shuffles are averaged (default [`DEFAULT_SHUFFLES`]).
+    pub shuffles: usize,
+}
+
+/// Table 4's default number of shuffles: the paper shuffles once, without a seed; one seed's
+/// accuracy can move by chance, so the table shows the mean and the spread over five.
+pub const DEFAULT_SHUFFLES: usize = 5;
+
+impl Default for Kaneko2022Options {
+    fn default() -> Self {
+        Kaneko2022Options {
+            pairs_in_n: PairsInN::default(),
+            label_rule: LabelRule::default(),
+            frequency_rank: FrequencyRankOptions::default(),
+            accuracy: AccuracyDefinition::default(),
+            shuffles: DEFAULT_SHUFFLES,
+        }
+    }
 }
 
 /// Writes kaneko2022's tables and figures into `out` with the paper's choices.
@@ -60,18 +85,17 @@ pub fn reproduce_with(
     out: &mut Reproduction,
     options: Kaneko2022Options,
 ) -> Result<(), RobustError> {
-    out.set_models(study.model_names());
-    let limited = study.max_pairs().map(|n| {
-        format!("only the first {n} pairs of each data set (--max-pairs): not the paper's numbers")
-    });
+    out.set_study(study);
+    out.option("kaneko2022 pairs in N", options.pairs_in_n.name());
+    out.option("kaneko2022 label rule", options.label_rule.name());
     // Table 1 (accuracies and McNemar marks) and Table 4: the token-prediction part.
-    super::kaneko2022_tokens::table_1(study, out)?;
+    super::kaneko2022_tokens::table_1(study, out, options.accuracy)?;
     table_2(study, out, options.frequency_rank)?;
-    table_3(study, out, options, limited.as_deref())?;
-    super::kaneko2022_tokens::table_4(study, out)?;
-    table_5(study, out, options, limited.as_deref())?;
-    figure_1(study, out, options, limited.as_deref())?;
-    equal_subtokens(study, out, limited.as_deref())?;
+    table_3(study, out, options)?;
+    super::kaneko2022_tokens::table_4(study, out, options.shuffles)?;
+    table_5(study, out, options)?;
+    figure_1(study, out, options)?;
+    equal_subtokens(study, out)?;
     Ok(())
 }
 
@@ -190,7 +214,7 @@ fn table_2(
          involved). Expect ordinary words among the top words (on the full data set: people, \
          good, new, man), not only group terms: a rough stand-in."
     ));
-    out.table(
+    out.data_table(
         "table-2",
         TABLE_2_TITLE,
         Status::Substitute(
@@ -206,16 +230,6 @@ fn table_2(
 /// The scorers of Table 5 on CrowS-Pairs and on StereoSet (the paper's column order).
 const CP_SCORERS: [(&str, &str); 3] = [("cps", "CPS"), ("aul", "AUL (CP)"), ("aula", "AULA (CP)")];
 const SS_SCORERS: [(&str, &str); 3] = [("sss", "SSS"), ("aul", "AUL (SS)"), ("aula", "AULA (SS)")];
-
-fn status(limited: Option<&str>, fallback: Status) -> Status {
-    match limited {
-        Some(l) => Status::Substitute(match fallback.detail() {
-            "" => l.to_owned(),
-            d => format!("{d}; {l}"),
-        }),
-        None => fallback,
-    }
-}
 
 /// The rows of one scorer, or `None` if the model has no such scorer.
 fn slice(table: &ScoreTable, scorer: &str) -> Option<ScoreTable> {
@@ -252,7 +266,6 @@ fn table_3(
     study: &mut Study<'_>,
     out: &mut Reproduction,
     options: Kaneko2022Options,
-    limited: Option<&str>,
 ) -> Result<(), RobustError> {
     let scorers = [
         ("all-masked", "All Masked (CP)"),
@@ -319,6 +332,15 @@ fn table_3(
             ));
         }
     }
+    for (m, values) in published::TABLE_3.iter().enumerate() {
+        let mut row = vec![Cell::Text(published::row_label(published::MODELS[m]))];
+        row.extend(values.iter().map(|v| Cell::num(*v, 2)));
+        t.row(row);
+    }
+    t.note(
+        "The `paper:` rows are the paper's Table 3 (bert-base-cased, roberta-large, \
+         albert-large-v2).",
+    );
     t.note(format!(
         "Adv: the {} `antistereo` pairs (biased towards the advantaged group); Dis: the {} \
          `stereo` pairs. Bias score = 100/N Σ 𝕀(f(sent_more) > f(sent_less)) (Eq. 6); \
@@ -330,7 +352,7 @@ fn table_3(
         "table-3",
         "Bias score of the advantaged (Adv) and disadvantaged (Dis) groups in CrowS-Pairs under \
          All Masked, AUL and AULA, and |Diff|",
-        status(limited, Status::Reproduced),
+        Status::Reproduced,
         &t,
     )
 }
@@ -347,7 +369,6 @@ fn table_5(
     study: &mut Study<'_>,
     out: &mut Reproduction,
     options: Kaneko2022Options,
-    limited: Option<&str>,
 ) -> Result<(), RobustError> {
     let mut columns = vec!["MLM"];
     columns.extend(CP_SCORERS.iter().chain(&SS_SCORERS).map(|(_, l)| *l));
@@ -393,6 +414,19 @@ fn table_5(
             ));
         }
     }
+    for (m, values) in published::TABLE_5.iter().enumerate() {
+        let mut row = vec![Cell::Text(published::row_label(published::MODELS[m]))];
+        row.extend(values.iter().map(|v| Cell::num(*v, 2)));
+        t.row(row);
+    }
+    t.note(
+        "The `paper:` rows are the paper's Table 5 (bert-base-cased, roberta-large, \
+         albert-large-v2), computed by the authors' evaluate.py: the matrix SSS, CPS rounded to \
+         3 decimals.",
+    );
+    if let Some(n) = study.conventions_note() {
+        t.note(n);
+    }
     t.note(
         "Bias score = 100/N Σ 𝕀(f(S_st) > f(S_at)) (Eq. 6), 50 = unbiased; CrowS-Pairs compares \
          sent_more with sent_less, StereoSet (intrasentence dev) the stereotype with the \
@@ -401,7 +435,7 @@ fn table_5(
     out.table(
         "table-5",
         "Bias scores of CPS, AUL, AULA on CrowS-Pairs and SSS, AUL, AULA on StereoSet",
-        status(limited, Status::Reproduced),
+        Status::Reproduced,
         &t,
     )
 }
@@ -412,7 +446,6 @@ fn figure_1(
     study: &mut Study<'_>,
     out: &mut Reproduction,
     options: Kaneko2022Options,
-    limited: Option<&str>,
 ) -> Result<(), RobustError> {
     let path = bias_data::layout::crows_pairs(study.data_dir());
     let records = bias_data::crows_pairs::read_crows_pairs_path(&path)?;
@@ -466,11 +499,7 @@ fn figure_1(
             .map(|(l, h)| (l.as_str(), &h.roc, h.auc))
             .collect();
         crate::figures::roc_curves(&refs, out.figure_stem(&id))?;
-        out.figure(
-            &id,
-            &format!("{title} ({name})"),
-            status(limited, Status::Reproduced),
-        );
+        out.figure(&id, &format!("{title} ({name})"), Status::Reproduced);
         drawn += 1;
     }
     aucs.note(format!(
@@ -483,6 +512,9 @@ fn figure_1(
         },
         options.label_rule.name()
     ));
+    if let Some(n) = study.conventions_note() {
+        aucs.note(n);
+    }
     if drawn == 0 {
         out.out_of_reach(
             "figure-1",
@@ -493,7 +525,7 @@ fn figure_1(
     out.table(
         "figure-1-auc",
         "The AUCs of Figure 1, every model",
-        status(limited, Status::Reproduced),
+        Status::Reproduced,
         &aucs,
     )
 }
@@ -501,11 +533,7 @@ fn figure_1(
 /// The count of StereoSet items whose candidates have the same number of subtokens: the two
 /// sentences differ only in the candidate, so the items whose AUL rows score as many tokens in
 /// both sentences (plus the items skipped because both sentences tokenise identically).
-fn equal_subtokens(
-    study: &mut Study<'_>,
-    out: &mut Reproduction,
-    limited: Option<&str>,
-) -> Result<(), RobustError> {
+fn equal_subtokens(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
     let mut t = Table::new(&["MLM", "items", "equal subtokens", "different", "paper"]);
     let items = study.pairs(DataSet::StereoSet)?.len();
     for i in 0..study.len() {
@@ -550,7 +578,7 @@ fn equal_subtokens(
         "analysis-equal-subtokens",
         "StereoSet intrasentence items whose two candidates have the same number of subtokens \
          (section \"Token Prediction Accuracy\")",
-        status(limited, Status::Reproduced),
+        Status::Reproduced,
         &t,
     )
 }

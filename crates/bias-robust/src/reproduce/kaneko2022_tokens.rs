@@ -153,6 +153,52 @@ impl FromStr for StereoSetAccuracy {
     }
 }
 
+/// Whose token-prediction accuracy Table 1 shows (Kaneko & Bollegala 2022, Table 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum AccuracyDefinition {
+    /// The paper's §4.2 reading ([`scorer_accuracy`] under the default [`AccuracyOptions`]):
+    /// AUL counted on the masked scorer's tokens, StereoSet by items, pairs that tokenise
+    /// identically or leave the masked scorer nothing to predict left out. Default.
+    #[default]
+    Paper,
+    /// The `Accuracy:` line of the authors' `evaluate.py` (kanekomasahiro/evaluate_bias_in_mlm,
+    /// commit 6b10239): the share of rank-1 predictions over every position a method scores, of
+    /// both sentences of every pair ([`authors_accuracy`]).
+    Authors,
+}
+
+impl AccuracyDefinition {
+    /// Both definitions.
+    pub const ALL: [AccuracyDefinition; 2] =
+        [AccuracyDefinition::Paper, AccuracyDefinition::Authors];
+
+    /// The name the CLI takes: `paper`, `authors`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AccuracyDefinition::Paper => "paper",
+            AccuracyDefinition::Authors => "authors",
+        }
+    }
+}
+
+impl fmt::Display for AccuracyDefinition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for AccuracyDefinition {
+    type Err = RobustError;
+    fn from_str(s: &str) -> Result<Self, RobustError> {
+        parse_choice(
+            &AccuracyDefinition::ALL,
+            AccuracyDefinition::name,
+            s,
+            "token-prediction accuracy",
+        )
+    }
+}
+
 /// What the token-prediction accuracy counts; [`Default`] is the paper's definition (§4.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct AccuracyOptions {
@@ -417,15 +463,24 @@ fn align(
     set: AccuracySet,
     pairs: &[SentencePair],
 ) -> Result<Vec<Option<Aligned>>, RobustError> {
+    Ok(align_all(model, set, pairs)?
+        .into_iter()
+        .map(|a| (a.ids[0] != a.ids[1]).then_some(a))
+        .collect())
+}
+
+/// Tokenises and aligns every pair of `pairs`, also those whose sentences tokenise identically
+/// (every position then unmodified), as the authors' `get_span` does.
+fn align_all(
+    model: &mut dyn StudyModel,
+    set: AccuracySet,
+    pairs: &[SentencePair],
+) -> Result<Vec<Aligned>, RobustError> {
     let dataset = dataset_name(set);
     let mut out = Vec::with_capacity(pairs.len());
     for p in pairs {
         let s = encode(model, dataset, &p.stereo)?;
         let a = encode(model, dataset, &p.anti)?;
-        if s == a {
-            out.push(None);
-            continue;
-        }
         let al = align_tokens(&s, &a);
         let inner = |v: &[usize]| -> Vec<usize> {
             if v.len() <= 2 {
@@ -434,11 +489,11 @@ fn align(
                 v[1..v.len() - 1].to_vec()
             }
         };
-        out.push(Some(Aligned {
+        out.push(Aligned {
             shared: [inner(&al.shared_a), inner(&al.shared_b)],
             modified: [al.modified_a, al.modified_b],
             ids: [s, a],
-        }));
+        });
     }
     Ok(out)
 }
@@ -462,35 +517,91 @@ fn side_right(outcomes: &[bool]) -> bool {
     !outcomes.is_empty() && outcomes.iter().all(|&c| c)
 }
 
-/// AUL's outcomes on `kept` as [`scorer_accuracy`] counts them (its `aul`), from one unmasked
-/// pass per sentence.
-fn aul_outcomes(
+/// The masked scorer's passes over one sentence of `a`: CPS masks each unmodified token alone,
+/// SSS every modified token at once (none when the sentence has no such token).
+fn masked_queries(a: &Aligned, set: AccuracySet, side: usize) -> Vec<TokenQuery> {
+    let at = a.masked_positions(set, side);
+    let query = |masked: Vec<usize>| TokenQuery {
+        ids: a.ids[side].clone(),
+        targets: masked.clone(),
+        masked,
+    };
+    match set {
+        AccuracySet::CrowsPairs => at.iter().map(|&p| query(vec![p])).collect(),
+        AccuracySet::StereoSet if at.is_empty() => Vec::new(),
+        AccuracySet::StereoSet => vec![query(at.to_vec())],
+    }
+}
+
+/// Reads the outcomes of [`masked_queries`]`(a, set, side)` from `r`, one per masked position.
+fn masked_outcomes<'r>(
+    r: &mut impl Iterator<Item = &'r Vec<bool>>,
+    a: &Aligned,
+    set: AccuracySet,
+    side: usize,
+) -> Vec<bool> {
+    let at = a.masked_positions(set, side);
+    match set {
+        AccuracySet::CrowsPairs => at
+            .iter()
+            .map(|_| r.next().expect("one pass per unmodified token")[0])
+            .collect(),
+        AccuracySet::StereoSet if at.is_empty() => Vec::new(),
+        AccuracySet::StereoSet => r.next().expect("one SSS pass").clone(),
+    }
+}
+
+/// Table 1 as the authors' `evaluate.py` (kanekomasahiro/evaluate_bias_in_mlm, commit 6b10239)
+/// prints it in its `Accuracy:` line: over both sentences of every pair of `pairs` (also pairs
+/// that tokenise identically), the share of rank-1 predictions among every position a method
+/// scores: for AUL (`calculate_aul`) every token of the unmasked sentence, the special tokens
+/// included; for CPS (`calculate_cps`, CrowS-Pairs) each unmodified token masked alone, the first
+/// and last unmodified positions dropped; for SSS (`calculate_sss`, StereoSet) the modified tokens,
+/// masked together (a sentence without one adds nothing, their rank `-1` being dropped). Units
+/// are tokens; `test` pairs AUL with the masked scorer on the masked scorer's positions (the
+/// authors' code makes no test; the paper's † does).
+///
+/// # Errors
+/// As [`scorer_accuracy`].
+pub fn authors_accuracy(
     model: &mut dyn StudyModel,
     set: AccuracySet,
-    kept: &[(usize, Aligned)],
-    options: AccuracyOptions,
-) -> Result<Vec<bool>, RobustError> {
-    let queries: Vec<TokenQuery> = kept
-        .iter()
-        .flat_map(|(_, a)| a.ids.iter().map(|ids| unmasked(ids)))
-        .collect();
-    let results = predict(model, dataset_name(set), &queries)?;
-    let mut out = Vec::new();
-    for ((_, a), sides) in kept.iter().zip(results.chunks(2)) {
-        let chosen = |side: usize| {
-            read(
-                &sides[side],
-                &a.aul_positions(set, side, options.aul_tokens),
-            )
-        };
-        if set.by_item(options) {
-            out.push(side_right(&chosen(0)) || side_right(&chosen(1)));
-        } else {
-            out.extend(chosen(0));
-            out.extend(chosen(1));
+    pairs: &[SentencePair],
+) -> Result<ScorerAccuracy, RobustError> {
+    let aligned = align_all(model, set, pairs)?;
+    let mut queries = Vec::new();
+    for a in &aligned {
+        for side in 0..2 {
+            queries.push(unmasked(&a.ids[side]));
+            queries.extend(masked_queries(a, set, side));
         }
     }
-    Ok(out)
+    let results = predict(model, dataset_name(set), &queries)?;
+    let (mut masked, mut aul, mut paired_aul) = (Vec::new(), Vec::new(), Vec::new());
+    let mut r = results.iter();
+    for a in &aligned {
+        for side in 0..2 {
+            let all = r.next().expect("one unmasked pass per side");
+            masked.extend(masked_outcomes(&mut r, a, set, side));
+            aul.extend(all);
+            paired_aul.extend(read(all, a.masked_positions(set, side)));
+        }
+    }
+    let test = if masked.is_empty() {
+        None
+    } else {
+        Some(PairedTest::of(&paired_aul, &masked)?)
+    };
+    Ok(ScorerAccuracy {
+        masked_scorer: set.masked_scorer(),
+        unit: "token",
+        masked: Outcomes(masked),
+        aul: Outcomes(aul),
+        test,
+        pairs: aligned.len(),
+        skipped_identical: 0,
+        skipped_empty: 0,
+    })
 }
 
 /// Table 1 of Kaneko & Bollegala (2022) for one model and data set (see [`ScorerAccuracy`]).
@@ -511,23 +622,7 @@ pub fn scorer_accuracy(
     for (_, a) in &kept {
         for side in 0..2 {
             queries.push(unmasked(&a.ids[side]));
-            let at = a.masked_positions(set, side);
-            match set {
-                AccuracySet::CrowsPairs => {
-                    for &p in at {
-                        queries.push(TokenQuery {
-                            ids: a.ids[side].clone(),
-                            masked: vec![p],
-                            targets: vec![p],
-                        });
-                    }
-                }
-                AccuracySet::StereoSet => queries.push(TokenQuery {
-                    ids: a.ids[side].clone(),
-                    masked: at.to_vec(),
-                    targets: at.to_vec(),
-                }),
-            }
+            queries.extend(masked_queries(a, set, side));
         }
     }
     let results = predict(model, dataset, &queries)?;
@@ -541,13 +636,7 @@ pub fn scorer_accuracy(
         for side in 0..2 {
             let all = r.next().expect("one unmasked pass per side");
             let at = a.masked_positions(set, side);
-            let m: Vec<bool> = match set {
-                AccuracySet::CrowsPairs => at
-                    .iter()
-                    .map(|_| r.next().expect("one pass per unmodified token")[0])
-                    .collect(),
-                AccuracySet::StereoSet => r.next().expect("one SSS pass").clone(),
-            };
+            let m = masked_outcomes(&mut r, a, set, side);
             let chosen = read(all, &a.aul_positions(set, side, options.aul_tokens));
             let on_masked = read(all, at);
             if by_item {
@@ -604,8 +693,8 @@ pub struct Changed {
     /// sentences, the unrelated sentence tokenises as the stereotypical one).
     pub skipped_identical: usize,
     /// Pairs left out as in Table 1 ([`ScorerAccuracy::skipped_empty`]; for the unrelated
-    /// sentences: the items Table 1 leaves out, for either reason), so that the original
-    /// outcomes are Table 1's.
+    /// sentences: items where the stereotypical or the unrelated sentence has no modified token
+    /// against the other).
     pub skipped_empty: usize,
 }
 
@@ -650,112 +739,131 @@ pub fn shuffled_accuracy(
     options: AccuracyOptions,
     seed: u64,
 ) -> Result<Changed, RobustError> {
+    Ok(shuffled_accuracies(model, set, pairs, options, &[seed])?
+        .pop()
+        .expect("one result per seed"))
+}
+
+/// [`shuffled_accuracy`] for each of `seeds`, in order, sharing the alignment and the original
+/// sentences' passes (the shuffles differ, the originals do not).
+///
+/// # Errors
+/// As [`scorer_accuracy`].
+pub fn shuffled_accuracies(
+    model: &mut dyn StudyModel,
+    set: AccuracySet,
+    pairs: &[SentencePair],
+    options: AccuracyOptions,
+    seeds: &[u64],
+) -> Result<Vec<Changed>, RobustError> {
     let dataset = dataset_name(set);
     let (kept, skipped_identical, skipped_empty) = counted(align(model, set, pairs)?, set);
+    // Per sentence: its counted positions, its original pass, and one shuffled pass per seed.
     let mut queries = Vec::new();
     let mut plan = Vec::new();
     for (i, a) in &kept {
-        let i = *i;
         for side in 0..2 {
-            let (ids, new_pos) = shuffle(&a.ids[side], seed, 2 * i as u64 + side as u64);
             queries.push(unmasked(&a.ids[side]));
-            queries.push(unmasked(&ids));
-            plan.push((a.aul_positions(set, side, options.aul_tokens), new_pos));
+            let stream = 2 * *i as u64 + side as u64;
+            let mut moves = Vec::with_capacity(seeds.len());
+            for &seed in seeds {
+                let (ids, new_pos) = shuffle(&a.ids[side], seed, stream);
+                queries.push(unmasked(&ids));
+                moves.push(new_pos);
+            }
+            plan.push((a.aul_positions(set, side, options.aul_tokens), moves));
         }
     }
     let results = predict(model, dataset, &queries)?;
     let by_item = set.by_item(options);
-    let (mut original, mut changed) = (Vec::new(), Vec::new());
-    let mut item = [[false; 2]; 2];
-    for (k, (at, new_pos)) in plan.iter().enumerate() {
-        let side = k % 2;
-        let o = read(&results[2 * k], at);
-        let moved: Vec<usize> = at.iter().map(|&p| new_pos[p]).collect();
-        let c = read(&results[2 * k + 1], &moved);
-        if by_item {
-            item[0][side] = side_right(&o);
-            item[1][side] = side_right(&c);
-            if side == 1 {
-                original.push(item[0][0] || item[0][1]);
-                changed.push(item[1][0] || item[1][1]);
+    let stride = 1 + seeds.len();
+    let mut out = Vec::with_capacity(seeds.len());
+    for s in 0..seeds.len() {
+        let (mut original, mut changed) = (Vec::new(), Vec::new());
+        let mut item = [[false; 2]; 2];
+        for (k, (at, moves)) in plan.iter().enumerate() {
+            let side = k % 2;
+            let o = read(&results[stride * k], at);
+            let moved: Vec<usize> = at.iter().map(|&p| moves[s][p]).collect();
+            let c = read(&results[stride * k + 1 + s], &moved);
+            if by_item {
+                item[0][side] = side_right(&o);
+                item[1][side] = side_right(&c);
+                if side == 1 {
+                    original.push(item[0][0] || item[0][1]);
+                    changed.push(item[1][0] || item[1][1]);
+                }
+            } else {
+                original.extend(o);
+                changed.extend(c);
             }
-        } else {
-            original.extend(o);
-            changed.extend(c);
         }
+        let test = if original.is_empty() {
+            None
+        } else {
+            Some(PairedTest::of(&original, &changed)?)
+        };
+        out.push(Changed {
+            unit: set.unit(options),
+            original: Outcomes(original),
+            changed: Outcomes(changed),
+            test,
+            pairs: kept.len(),
+            skipped_identical,
+            skipped_empty,
+        });
     }
-    let test = if original.is_empty() {
-        None
-    } else {
-        Some(PairedTest::of(&original, &changed)?)
-    };
-    Ok(Changed {
-        unit: set.unit(options),
-        original: Outcomes(original),
-        changed: Outcomes(changed),
-        test,
-        pairs: kept.len(),
-        skipped_identical,
-        skipped_empty,
-    })
+    Ok(out)
 }
 
-/// Table 4, unrelated column: AUL's accuracy on each StereoSet item's unrelated sentence (the
-/// unrelated word in the slot), against the original items ([`scorer_accuracy`]'s AUL on
-/// `pairs`, from its unmasked passes only; the items it leaves out are left out here too). `unrelated` holds, per item, (stereotypical sentence, unrelated sentence) pairs (the
-/// `…/stereo-unrelated` pairs of [`DataSet::StereoSetUnrelated`]); under [`AulTokens::Paper`] the
-/// counted positions are the unrelated sentence's modified tokens against the stereotypical one
-/// (its candidate), and under [`StereoSetAccuracy::Item`] an item is right when all of them are.
+/// Table 4, unrelated column, like with like: for each StereoSet item, AUL's accuracy on the
+/// unrelated sentence's candidate tokens against its accuracy on the stereotypical sentence's
+/// candidate tokens, one sentence on each side. `unrelated` holds, per item, its (stereotypical
+/// sentence, unrelated sentence) pair (the `…/stereo-unrelated` pairs of
+/// [`DataSet::StereoSetUnrelated`]); the candidate tokens are the modified tokens of their
+/// alignment under [`AulTokens::Paper`] (the other [`AulTokens`] count whole sentences), and under
+/// [`StereoSetAccuracy::Item`] a sentence is right when all of them are. Items whose two sentences
+/// tokenise identically, or where one has no modified token, are left out. The candidates are
+/// other words, so no paired test is made (`test` is `None`, as in the paper).
 ///
 /// # Errors
 /// As [`scorer_accuracy`].
 pub fn unrelated_accuracy(
     model: &mut dyn StudyModel,
-    pairs: &[SentencePair],
     unrelated: &[SentencePair],
     options: AccuracyOptions,
 ) -> Result<Changed, RobustError> {
     let set = AccuracySet::StereoSet;
-    let dataset = DataSet::StereoSetUnrelated.name();
-    // The items Table 1 counts, and its AUL outcomes on them (unmasked passes only: the SSS
-    // passes of `scorer_accuracy` are not needed here).
-    let (kept, skipped_identical, skipped_empty) = counted(align(model, set, pairs)?, set);
-    let original = aul_outcomes(model, set, &kept, options)?;
-    let ids: std::collections::HashSet<String> = kept
+    let (kept, skipped_identical, skipped_empty) = counted(align(model, set, unrelated)?, set);
+    let queries: Vec<TokenQuery> = kept
         .iter()
-        .map(|(i, _)| format!("{}/stereo-unrelated", pairs[*i].id))
+        .flat_map(|(_, a)| a.ids.iter().map(|ids| unmasked(ids)))
         .collect();
-    let unrelated: Vec<SentencePair> = unrelated
-        .iter()
-        .filter(|u| ids.contains(&u.id))
-        .cloned()
-        .collect();
-    let aligned = align(model, set, &unrelated)?;
-    let mut queries = Vec::new();
-    let mut plan = Vec::new();
-    for a in aligned.iter().flatten() {
-        queries.push(unmasked(&a.ids[1]));
-        plan.push(a.aul_positions(set, 1, options.aul_tokens));
-    }
-    let results = predict(model, dataset, &queries)?;
-    let mut changed = Vec::new();
-    for (all, at) in results.iter().zip(&plan) {
-        let c = read(all, at);
+    let results = predict(model, DataSet::StereoSetUnrelated.name(), &queries)?;
+    let (mut original, mut changed) = (Vec::new(), Vec::new());
+    for ((_, a), sides) in kept.iter().zip(results.chunks(2)) {
+        let [o, c] = [0, 1].map(|side| {
+            read(
+                &sides[side],
+                &a.aul_positions(set, side, options.aul_tokens),
+            )
+        });
         if set.by_item(options) {
+            original.push(side_right(&o));
             changed.push(side_right(&c));
         } else {
+            original.extend(o);
             changed.extend(c);
         }
     }
-    let skipped = aligned.iter().filter(|a| a.is_none()).count();
     Ok(Changed {
         unit: set.unit(options),
         original: Outcomes(original),
         changed: Outcomes(changed),
         test: None,
-        pairs: aligned.len() - skipped,
-        skipped_identical: skipped,
-        skipped_empty: skipped_identical + skipped_empty,
+        pairs: kept.len(),
+        skipped_identical,
+        skipped_empty,
     })
 }
 
@@ -783,13 +891,6 @@ fn p_cell(t: &Option<PairedTest>) -> [Cell; 2] {
     }
 }
 
-fn mark(t: &Option<PairedTest>) -> &'static str {
-    match t {
-        Some(t) if t.significant() => " †",
-        _ => "",
-    }
-}
-
 /// Per model, Table 1's accuracies on CrowS-Pairs and StereoSet (see [`scorer_accuracy`]).
 ///
 /// # Errors
@@ -814,39 +915,42 @@ pub fn table_1_accuracies(
     Ok(out)
 }
 
-/// The status of a table: reproduced, or computed on the first pairs only under
-/// [`Study::with_max_pairs`].
-fn status(study: &Study<'_>) -> Status {
-    match study.max_pairs() {
-        Some(n) => Status::Substitute(format!(
-            "only the first {n} pairs of each data set (--max-pairs): not the paper's numbers"
-        )),
-        None => Status::Reproduced,
-    }
+/// The seeds of Table 4's shuffles: `SHUFFLE_SEED`, `SHUFFLE_SEED + 1`, … (`n` of them).
+pub fn shuffle_seeds(n: usize) -> Vec<u64> {
+    (0..n as u64).map(|k| SHUFFLE_SEED + k).collect()
 }
+
+/// The options of Table 4: token-level, as its caption says ("Token-level prediction
+/// accuracy"), AUL counted on the paper's positions (the unmodified tokens on CrowS-Pairs, the
+/// candidate's tokens on StereoSet).
+pub const TABLE_4_OPTIONS: AccuracyOptions = AccuracyOptions {
+    aul_tokens: AulTokens::Paper,
+    stereoset: StereoSetAccuracy::Token,
+};
 
 /// One model's row of Table 4 of Kaneko & Bollegala (2022).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table4Row {
     /// The model.
     pub model: String,
-    /// AUL on shuffled CrowS-Pairs sentences ([`shuffled_accuracy`]).
-    pub cp_shuffled: Changed,
-    /// AUL on shuffled StereoSet sentences ([`shuffled_accuracy`]).
-    pub ss_shuffled: Changed,
-    /// AUL on StereoSet's unrelated sentences ([`unrelated_accuracy`]).
+    /// AUL on shuffled CrowS-Pairs sentences, one run per seed ([`shuffled_accuracies`]).
+    pub cp_shuffled: Vec<Changed>,
+    /// AUL on shuffled StereoSet sentences, one run per seed ([`shuffled_accuracies`]).
+    pub ss_shuffled: Vec<Changed>,
+    /// AUL on StereoSet's unrelated sentences against the stereotypical ones
+    /// ([`unrelated_accuracy`]).
     pub ss_unrelated: Changed,
 }
 
 /// Table 4 of Kaneko & Bollegala (2022) for every model of `study`: shuffled CrowS-Pairs and
-/// StereoSet sentences (seeded with `seed`) and StereoSet's unrelated sentences.
+/// StereoSet sentences (once per seed of `seeds`) and StereoSet's unrelated sentences.
 ///
 /// # Errors
 /// As [`scorer_accuracy`]; [`RobustError::Data`] for a data set.
 pub fn table_4_rows(
     study: &mut Study<'_>,
     options: AccuracyOptions,
-    seed: u64,
+    seeds: &[u64],
 ) -> Result<Vec<Table4Row>, RobustError> {
     let cp = study.pairs(DataSet::CrowsPairs)?.to_vec();
     let ss = study.pairs(DataSet::StereoSet)?.to_vec();
@@ -859,9 +963,9 @@ pub fn table_4_rows(
         }
         rows.push(Table4Row {
             model: model.name().to_owned(),
-            cp_shuffled: shuffled_accuracy(model, AccuracySet::CrowsPairs, &cp, options, seed)?,
-            ss_shuffled: shuffled_accuracy(model, AccuracySet::StereoSet, &ss, options, seed)?,
-            ss_unrelated: unrelated_accuracy(model, &ss, &unrelated, options)?,
+            cp_shuffled: shuffled_accuracies(model, AccuracySet::CrowsPairs, &cp, options, seeds)?,
+            ss_shuffled: shuffled_accuracies(model, AccuracySet::StereoSet, &ss, options, seeds)?,
+            ss_unrelated: unrelated_accuracy(model, &unrelated, options)?,
         });
     }
     Ok(rows)
@@ -877,94 +981,210 @@ fn options_note(options: AccuracyOptions) -> String {
     )
 }
 
+/// The mean and the sample standard deviation of `runs`' changed accuracies (SD 0 for one run),
+/// and how many runs McNemar's exact test marks †.
+fn over_seeds(runs: &[Changed]) -> (f64, f64, usize) {
+    let v: Vec<f64> = runs.iter().map(|r| r.changed.percent()).collect();
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let sd = if v.len() < 2 {
+        0.0
+    } else {
+        (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    };
+    let marked = runs
+        .iter()
+        .filter(|r| r.test.as_ref().is_some_and(PairedTest::significant))
+        .count();
+    (mean, sd, marked)
+}
+
+/// Per model, Table 1's accuracies on CrowS-Pairs and StereoSet as the authors' `evaluate.py`
+/// prints them (see [`authors_accuracy`]).
+///
+/// # Errors
+/// As [`table_1_accuracies`].
+pub fn authors_table_1_accuracies(
+    study: &mut Study<'_>,
+) -> Result<Vec<(String, ScorerAccuracy, ScorerAccuracy)>, RobustError> {
+    let cp = study.pairs(DataSet::CrowsPairs)?.to_vec();
+    let ss = study.pairs(DataSet::StereoSet)?.to_vec();
+    let mut out = Vec::new();
+    for i in 0..study.len() {
+        let model = study.model_mut(i);
+        if !predicts_tokens(model)? {
+            continue;
+        }
+        let name = model.name().to_owned();
+        let a = authors_accuracy(model, AccuracySet::CrowsPairs, &cp)?;
+        let b = authors_accuracy(model, AccuracySet::StereoSet, &ss)?;
+        out.push((name, a, b));
+    }
+    Ok(out)
+}
+
+/// A percentage with the paper's † when `test` rejects.
+fn marked_pct(value: f64, test: &Option<PairedTest>) -> Cell {
+    Cell::Annotated {
+        value,
+        decimals: 2,
+        mark: test.as_ref().filter(|t| t.significant()).map(|_| "†"),
+        change: None,
+    }
+}
+
 /// Writes Table 1 of Kaneko & Bollegala (2022) (token-prediction accuracy of CPS, AUL (CP), SSS,
 /// AUL (SS); † where McNemar's exact test of AUL against the masked scorer gives p < 0.01) as
-/// `table-1`, with the paper's default options.
+/// `table-1`, counted as `definition` says, with the paper's own rows beside.
 ///
 /// # Errors
 /// As [`table_1_accuracies`]; [`RobustError::Io`] writing the table.
-pub(super) fn table_1(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
+pub(super) fn table_1(
+    study: &mut Study<'_>,
+    out: &mut Reproduction,
+    definition: AccuracyDefinition,
+) -> Result<(), RobustError> {
     let options = AccuracyOptions::default();
-    let rows = table_1_accuracies(study, options)?;
+    let rows = match definition {
+        AccuracyDefinition::Paper => table_1_accuracies(study, options)?,
+        AccuracyDefinition::Authors => authors_table_1_accuracies(study)?,
+    };
     let kept: Vec<&str> = rows.iter().map(|(n, _, _)| n.as_str()).collect();
     let left_out = left_out_note(study, &kept);
-    let mut t = Table::new(&[
-        "MLM",
-        "CPS",
-        "AUL (CP)",
-        "SSS",
-        "AUL (SS)",
-        "CP McNemar p (exact)",
-        "CP McNemar p (χ²)",
-        "SS McNemar p (exact)",
-        "SS McNemar p (χ²)",
-        "CP tokens",
-        "SS items",
-    ]);
+    let labels = ["CPS", "AUL (CP)", "SSS", "AUL (SS)"];
+    let mut columns: Vec<String> = vec!["MLM".into()];
+    columns.extend(labels.map(String::from));
+    columns.extend(
+        [
+            "CP McNemar p (exact)",
+            "CP McNemar p (χ²)",
+            "SS McNemar p (exact)",
+            "SS McNemar p (χ²)",
+        ]
+        .map(String::from),
+    );
+    for l in labels {
+        columns.push(format!("{l} right"));
+        columns.push(format!("{l} counted"));
+    }
+    let mut t = Table::new(&columns);
     for (name, cp, ss) in &rows {
         let [cp_e, cp_c] = p_cell(&cp.test);
         let [ss_e, ss_c] = p_cell(&ss.test);
-        t.row(vec![
+        let mut row = vec![
             name.clone().into(),
             pct(cp.masked.percent()),
-            format!("{:.2}{}", cp.aul.percent(), mark(&cp.test)).into(),
+            marked_pct(cp.aul.percent(), &cp.test),
             pct(ss.masked.percent()),
-            format!("{:.2}{}", ss.aul.percent(), mark(&ss.test)).into(),
+            marked_pct(ss.aul.percent(), &ss.test),
             cp_e,
             cp_c,
             ss_e,
             ss_c,
-            cp.aul.total().into(),
-            ss.aul.total().into(),
-        ]);
+        ];
+        for o in [&cp.masked, &cp.aul, &ss.masked, &ss.aul] {
+            row.push(o.correct().into());
+            row.push(o.total().into());
+        }
+        t.row(row);
+    }
+    for (m, values) in super::published_kaneko2022::TABLE_1.iter().enumerate() {
+        let mut row = vec![Cell::Text(super::published_kaneko2022::row_label(
+            super::published_kaneko2022::MODELS[m],
+        ))];
+        for (k, v) in values.iter().enumerate() {
+            // The paper marks every AUL accuracy †.
+            row.push(Cell::Annotated {
+                value: *v,
+                decimals: 2,
+                mark: (k % 2 == 1).then_some("†"),
+                change: None,
+            });
+        }
+        row.extend(std::iter::repeat_n(Cell::Missing, columns.len() - 5));
+        t.row(row);
     }
     t.note(
         "Token-prediction accuracy in percent (Kaneko & Bollegala 2022, §4.2): arg-max = original \
          token; CPS masks each unmodified token alone, SSS all modified tokens at once, AUL \
-         predicts from the unmasked sentence (AULA's accuracy is AUL's).",
+         predicts from the unmasked sentence (AULA's accuracy is AUL's). The `paper:` rows are \
+         the paper's Table 1 (bert-base-cased, roberta-large, albert-large-v2).",
     );
     t.note(format!(
         "† AUL differs from the masked scorer by McNemar's exact test, p < {MCNEMAR_ALPHA}, on \
-         paired outcomes (the same tokens on CrowS-Pairs, the same items on StereoSet)."
+         paired outcomes (the same tokens on CrowS-Pairs, {} on StereoSet).",
+        match definition {
+            AccuracyDefinition::Paper => "the same items",
+            AccuracyDefinition::Authors => "the same tokens",
+        }
     ));
-    t.note(options_note(options));
-    for (name, cp, ss) in &rows {
-        t.note(format!(
-            "{name}: CrowS-Pairs {} pairs ({} tokenise identically, {} without an unmodified \
-             token, left out); StereoSet {} items ({} tokenise identically, {} with a sentence \
-             without a modified token, left out).",
-            cp.pairs,
-            cp.skipped_identical,
-            cp.skipped_empty,
-            ss.pairs,
-            ss.skipped_identical,
-            ss.skipped_empty
-        ));
+    match definition {
+        AccuracyDefinition::Paper => {
+            t.note(format!(
+                "Accuracy as the paper's §4.2 reads (--kaneko2022-accuracy paper): {}",
+                options_note(options)
+            ));
+            for (name, cp, ss) in &rows {
+                t.note(format!(
+                    "{name}: CrowS-Pairs {} pairs ({} tokenise identically, {} without an \
+                     unmodified token, left out); StereoSet {} items ({} tokenise identically, \
+                     {} with a sentence without a modified token, left out).",
+                    cp.pairs,
+                    cp.skipped_identical,
+                    cp.skipped_empty,
+                    ss.pairs,
+                    ss.skipped_identical,
+                    ss.skipped_empty
+                ));
+            }
+        }
+        AccuracyDefinition::Authors => {
+            t.note(
+                "Accuracy as the authors' evaluate.py prints it (--kaneko2022-accuracy authors; \
+                 kanekomasahiro/evaluate_bias_in_mlm at 6b10239, its `Accuracy:` line): the \
+                 share of rank-1 predictions over every position a method scores, of both \
+                 sentences of every pair: AUL every token, the special tokens included; CPS each \
+                 unmodified token (first and last unmodified positions dropped); SSS each \
+                 modified token. Units are tokens on both data sets; no pair is left out.",
+            );
+        }
     }
     if let Some(n) = left_out {
         t.note(n);
     }
-    let status = status(study);
+    out.option("kaneko2022 accuracy", definition.name());
     out.table(
         "table-1",
         "Token prediction accuracy of CPS, SSS and AUL on CP and SS",
-        status,
+        Status::Reproduced,
         &t,
     )
 }
 
-/// Writes Table 4 of Kaneko & Bollegala (2022) as `table-4`: AUL's token-prediction accuracy on
-/// shuffled CrowS-Pairs and StereoSet sentences and on StereoSet's unrelated sentences, the drop
-/// against the original sentences in brackets, † where McNemar's exact test gives p < 0.01 (no
-/// test for the unrelated sentences, as in the paper). Shuffles are seeded with
-/// [`SHUFFLE_SEED`]; the paper's default [`AccuracyOptions`].
+/// Writes Table 4 of Kaneko & Bollegala (2022) as `table-4`: AUL's token-level prediction
+/// accuracy on shuffled CrowS-Pairs and StereoSet sentences (the mean over `shuffles` seeds, its
+/// SD, and in how many of them McNemar's exact test gives p < 0.01: † when in all) and on
+/// StereoSet's unrelated sentences (against the stereotypical sentences' candidates, one sentence
+/// each), the change against the original sentences in brackets, with the paper's rows beside.
 ///
 /// # Errors
 /// As [`scorer_accuracy`]; [`RobustError::Data`] for a data set; [`RobustError::Io`] writing the
-/// table.
-pub(super) fn table_4(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
-    let options = AccuracyOptions::default();
-    let rows = table_4_rows(study, options, SHUFFLE_SEED)?;
+/// table; [`RobustError::InvalidParameter`] for no seed.
+pub(super) fn table_4(
+    study: &mut Study<'_>,
+    out: &mut Reproduction,
+    shuffles: usize,
+) -> Result<(), RobustError> {
+    if shuffles == 0 {
+        return Err(RobustError::InvalidParameter {
+            name: "kaneko2022 shuffles".into(),
+            value: "0".into(),
+            expected: "at least 1 seed for Table 4's shuffles".into(),
+        });
+    }
+    let options = TABLE_4_OPTIONS;
+    let seeds = shuffle_seeds(shuffles);
+    let rows = table_4_rows(study, options, &seeds)?;
     let kept: Vec<&str> = rows.iter().map(|r| r.model.as_str()).collect();
     let left_out = left_out_note(study, &kept);
     let mut t = Table::new(&[
@@ -972,67 +1192,107 @@ pub(super) fn table_4(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(
         "AUL (CP) shuffled",
         "AUL (SS) shuffled",
         "AUL (SS) unrelated",
+        "CP shuffled SD",
+        "SS shuffled SD",
+        "CP seeds †",
+        "SS seeds †",
         "CP original",
-        "CP McNemar p (exact)",
-        "CP McNemar p (χ²)",
         "SS original",
-        "SS McNemar p (exact)",
-        "SS McNemar p (χ²)",
+        "SS original (stereotypical candidates)",
         "CP tokens",
-        "SS items",
-        "unrelated items",
+        "SS tokens",
+        "unrelated tokens",
     ]);
-    let cell = |x: &Changed| -> Cell {
-        // + 0.0 turns −0 into 0.
-        let change = x.changed.percent() - x.original.percent() + 0.0;
-        format!("{:.2}{} ({change:+.2})", x.changed.percent(), mark(&x.test)).into()
-    };
     let mut counts = Vec::new();
     for r in &rows {
-        let (c, s, u) = (&r.cp_shuffled, &r.ss_shuffled, &r.ss_unrelated);
-        let [c_e, c_c] = p_cell(&c.test);
-        let [s_e, s_c] = p_cell(&s.test);
+        let shuffled = |runs: &[Changed]| {
+            let (mean, sd, marked) = over_seeds(runs);
+            let original = runs[0].original.percent();
+            let cell = Cell::Annotated {
+                value: mean,
+                decimals: 2,
+                mark: (marked == runs.len()).then_some("†"),
+                change: Some(mean - original),
+            };
+            (cell, sd, marked, original, runs[0].changed.total())
+        };
+        let (c, c_sd, c_marked, c_orig, c_n) = shuffled(&r.cp_shuffled);
+        let (s, s_sd, s_marked, s_orig, s_n) = shuffled(&r.ss_shuffled);
+        let u = &r.ss_unrelated;
         t.row(vec![
             r.model.clone().into(),
-            cell(c),
-            cell(s),
-            cell(u),
-            pct(c.original.percent()),
-            c_e,
-            c_c,
-            pct(s.original.percent()),
-            s_e,
-            s_c,
-            c.changed.total().into(),
-            s.changed.total().into(),
+            c,
+            s,
+            Cell::Annotated {
+                value: u.changed.percent(),
+                decimals: 2,
+                mark: None,
+                change: Some(u.changed.percent() - u.original.percent()),
+            },
+            Cell::num(c_sd, 2),
+            Cell::num(s_sd, 2),
+            c_marked.into(),
+            s_marked.into(),
+            pct(c_orig),
+            pct(s_orig),
+            pct(u.original.percent()),
+            c_n.into(),
+            s_n.into(),
             u.changed.total().into(),
         ]);
+        let (cp0, ss0) = (&r.cp_shuffled[0], &r.ss_shuffled[0]);
         counts.push(format!(
             "{}: {} CrowS-Pairs pairs and {} StereoSet items shuffled (left out as in Table 1: \
              {} and {} tokenising identically, {} and {} without a position of CPS / SSS); {} \
-             unrelated sentences ({} tokenise as the stereotypical one; {} items Table 1 leaves \
-             out).",
+             items with an unrelated sentence ({} tokenise as the stereotypical one, {} without \
+             a modified token, left out).",
             r.model,
-            c.pairs,
-            s.pairs,
-            c.skipped_identical,
-            s.skipped_identical,
-            c.skipped_empty,
-            s.skipped_empty,
+            cp0.pairs,
+            ss0.pairs,
+            cp0.skipped_identical,
+            ss0.skipped_identical,
+            cp0.skipped_empty,
+            ss0.skipped_empty,
             u.pairs,
             u.skipped_identical,
             u.skipped_empty
         ));
     }
+    for (m, cells) in super::published_kaneko2022::TABLE_4.iter().enumerate() {
+        let mut row = vec![Cell::Text(super::published_kaneko2022::row_label(
+            super::published_kaneko2022::MODELS[m],
+        ))];
+        row.extend(cells.iter().map(|c| Cell::Annotated {
+            value: c.accuracy,
+            decimals: 2,
+            mark: c.dagger.then_some("†"),
+            change: Some(c.change),
+        }));
+        row.extend(std::iter::repeat_n(Cell::Missing, 10));
+        t.row(row);
+    }
     t.note(format!(
-        "AUL's token-prediction accuracy in percent (Kaneko & Bollegala 2022, §4.5); in brackets \
-         the change against the original sentences (Table 1's AUL, same tokens). Shuffled: the \
-         non-special subword tokens of each sentence permuted (seed {SHUFFLE_SEED}, stream 2 × \
-         pair index + side), each counted token predicted at its new position; † McNemar's exact \
-         test on the paired outcomes, p < {MCNEMAR_ALPHA}. Unrelated: the unrelated word's tokens \
-         in StereoSet's unrelated sentence; no test (other tokens than the original, as in the \
-         paper)."
+        "AUL's token-level prediction accuracy in percent (Kaneko & Bollegala 2022, §4.5), in \
+         brackets the change against the original sentences counted on the same unit. Shuffled: \
+         the non-special subword tokens of each sentence permuted, each counted token predicted \
+         at its new position, the mean over {shuffles} seeds ({}; stream 2 × pair index + side; \
+         --kaneko2022-shuffles) with its SD; † when McNemar's exact test on the paired outcomes \
+         gives p < {MCNEMAR_ALPHA} for every seed (`seeds †` counts them). Unrelated: the \
+         unrelated word's tokens in StereoSet's unrelated sentence against the stereotype's \
+         tokens in the stereotypical sentence (one sentence on each side, aligned with each \
+         other); no test (other tokens, as in the paper).",
+        seeds
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
     ));
+    t.note(
+        "Units: tokens on both data sets, as the caption says (Table 1's StereoSet column under \
+         the paper's reading counts items instead). The paper's brackets are against its Table \
+         1, both sentences of a pair, for every column; ours compare like with like. The `paper:` \
+         rows are the paper's Table 4.",
+    );
     t.note(options_note(options));
     for c in counts {
         t.note(c);
@@ -1040,11 +1300,11 @@ pub(super) fn table_4(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(
     if let Some(n) = left_out {
         t.note(n);
     }
-    let status = status(study);
+    out.option("kaneko2022 shuffles", shuffles.to_string());
     out.table(
         "table-4",
         "Token-level prediction accuracy of AUL on shuffled (CP, SS) and unrelated (SS) sentences",
-        status,
+        Status::Reproduced,
         &t,
     )
 }
@@ -1193,37 +1453,54 @@ mod tests {
 
     #[test]
     fn unrelated_by_hand() {
-        let pairs = [pair("a", "1 2 3 9", "1 2 4 9"), pair("b", "5 7", "5 8 8")];
         let unrelated = [
+            // Candidates 3 (follows 2: ✓) against 6 (even: ✓).
             pair("a/stereo-unrelated", "1 2 3 9", "1 2 6 9"),
+            // 7 (odd, not after 6: ✗) against 11 (✗).
             pair("b/stereo-unrelated", "5 7", "5 11"),
+            // 7 against 8 (even: ✓).
+            pair("c/stereo-unrelated", "5 7", "5 8"),
+            // The stereotypical sentence has no modified token against the unrelated one.
+            pair("d/stereo-unrelated", "1 2", "1 2 4"),
+            // Both tokenise identically.
+            pair("e/stereo-unrelated", "5 7", "5 7"),
         ];
-        // a: 6 even ✓; b: 11 after 5 ✗.
-        let u =
-            unrelated_accuracy(&mut Fake, &pairs, &unrelated, AccuracyOptions::default()).unwrap();
-        assert_eq!((u.changed.correct(), u.changed.total()), (1, 2));
-        // An item Table 1 leaves out (a sentence without a modified token) is left out here too,
-        // and in the shuffled run.
+        let u = unrelated_accuracy(&mut Fake, &unrelated, AccuracyOptions::default()).unwrap();
+        // Like with like: the stereotypical candidates a ✓, b ✗, c ✗ against the unrelated ones
+        // a ✓, b ✗, c ✓, one sentence each.
+        assert_eq!(u.unit, "item");
+        assert_eq!(u.original.0, [true, false, false]);
+        assert_eq!(u.changed.0, [true, false, true]);
+        assert_eq!((u.pairs, u.skipped_identical, u.skipped_empty), (3, 1, 1));
+        assert!(u.test.is_none());
+        assert!((u.drop() - (100.0 / 3.0 - 200.0 / 3.0)).abs() < 1e-12);
+        // Tokens of the whole sentence (AUL tokens `sentence`): a stereo 1 ✗ 2 ✓ 3 ✓ 9 ✗,
+        // unrelated 1 ✗ 2 ✓ 6 ✓ 9 ✗; b 5 ✗ 7 ✗ / 5 ✗ 11 ✗; c 5 ✗ 7 ✗ / 5 ✗ 8 ✓.
+        let t = unrelated_accuracy(
+            &mut Fake,
+            &unrelated,
+            opts(AulTokens::Sentence, StereoSetAccuracy::Token),
+        )
+        .unwrap();
+        assert_eq!((t.original.correct(), t.original.total()), (2, 8));
+        assert_eq!((t.changed.correct(), t.changed.total()), (3, 8));
+        // The shuffled run leaves out an item Table 1 leaves out (a sentence without a modified
+        // token).
         let more = [
-            pairs[0].clone(),
-            pairs[1].clone(),
+            pair("a", "1 2 3 9", "1 2 4 9"),
+            pair("b", "5 7", "5 8 8"),
             pair("c", "1 2", "1 2 4"),
         ];
-        let more_unrelated = [
-            unrelated[0].clone(),
-            unrelated[1].clone(),
-            pair("c/stereo-unrelated", "1 2", "1 6"),
-        ];
         let o = AccuracyOptions::default();
-        let v = unrelated_accuracy(&mut Fake, &more, &more_unrelated, o).unwrap();
-        assert_eq!(v.changed, u.changed);
-        assert_eq!((v.pairs, v.skipped_empty), (2, 1));
         let sh = shuffled_accuracy(&mut Fake, AccuracySet::StereoSet, &more, o, 1).unwrap();
         assert_eq!((sh.pairs, sh.skipped_empty), (2, 1));
-        assert_eq!(sh.original, u.original);
-        assert_eq!(u.original.percent(), 100.0);
-        assert_eq!(u.drop(), 50.0);
-        assert!(u.test.is_none());
+        // Several seeds share the originals and give one run each, the first equal to the single
+        // seed's run.
+        let runs =
+            shuffled_accuracies(&mut Fake, AccuracySet::StereoSet, &more, o, &[1, 2, 3]).unwrap();
+        assert_eq!(runs.len(), 3);
+        assert_eq!(runs[0], sh);
+        assert!(runs.iter().all(|r| r.original == sh.original));
     }
 
     #[test]

@@ -320,7 +320,7 @@ pub fn reproduce_kaneko2023(
     out: &mut Reproduction,
     options: &Kaneko2023Options,
 ) -> Result<(), RobustError> {
-    out.set_models(study.model_names());
+    out.set_study(study);
     run(study, out, options)
 }
 

@@ -170,7 +170,7 @@ pub fn reproduce_liu2024(
     options: &Liu2024Options,
 ) -> Result<(), RobustError> {
     let names = study.model_names();
-    out.set_models(names.clone());
+    out.set_study(study);
     let dist = distribution_options();
     let indicator = Indicator::default();
     let kls = Kls::new(dist);

@@ -24,20 +24,22 @@ mod kaneko2023;
 mod liu2024;
 mod output;
 mod paraphrase;
+pub mod published_kaneko2022;
 mod schroeder2024;
 mod study;
 
-pub use kaneko2022::{reproduce_with as reproduce_kaneko2022, Kaneko2022Options};
+pub use kaneko2022::{reproduce_with as reproduce_kaneko2022, Kaneko2022Options, DEFAULT_SHUFFLES};
 pub use kaneko2022_tokens::{
-    scorer_accuracy, shuffled_accuracy, table_1_accuracies, table_4_rows, unrelated_accuracy,
-    AccuracyOptions, AccuracySet, AulTokens, Changed, Outcomes, PairedTest, ScorerAccuracy,
-    StereoSetAccuracy, Table4Row, MCNEMAR_ALPHA, SHUFFLE_SEED,
+    authors_accuracy, authors_table_1_accuracies, scorer_accuracy, shuffle_seeds,
+    shuffled_accuracies, shuffled_accuracy, table_1_accuracies, table_4_rows, unrelated_accuracy,
+    AccuracyDefinition, AccuracyOptions, AccuracySet, AulTokens, Changed, Outcomes, PairedTest,
+    ScorerAccuracy, StereoSetAccuracy, Table4Row, MCNEMAR_ALPHA, SHUFFLE_SEED, TABLE_4_OPTIONS,
 };
 pub use kaneko2023::{
     reproduce_kaneko2023, CorpusSpec, Kaneko2023Options, PairScore, FIGURE3_SENTENCE,
 };
 pub use liu2024::{reproduce_liu2024, Liu2024Options, MIN_MODELS_MI, MIN_MODELS_PEARSON};
-pub use output::{Artifact, Cell, Reproduction, Status, Table};
+pub use output::{Artifact, Cell, Reproduction, Scope, Status, Table};
 pub use schroeder2024::{
     pairwise_accuracy, reproduce_with as reproduce_schroeder2024_with, sd_selection, type_scores,
     SampleScores, SchroederOptions, TypeScores, CPS_SCORER,
@@ -46,6 +48,8 @@ pub use study::{stereoset_unrelated_pairs, DataSet, Study};
 
 use std::fmt;
 use std::str::FromStr;
+
+use bias_core::ScoringConventions;
 
 use crate::RobustError;
 
@@ -89,6 +93,52 @@ impl Paper {
             Paper::Paraphrase => "paraphrase",
             Paper::Kaneko2023 => "kaneko2023",
             Paper::Schroeder2024 => "schroeder2024",
+        }
+    }
+
+    /// The paper's checkpoints (Hugging Face ids): a reproduction on other models says so
+    /// ([`Scope`]). Kaneko & Bollegala (2022) and Liu et al. (2024): the three of the authors'
+    /// `evaluate.py` (`bert-base-cased`, `roberta-large`, `albert-large-v2`; Liu et al.'s README
+    /// also downloads `albert-base-v2`); Kwon & Mihindukulasooriya (2022, §2.2): BERT-base
+    /// (cased or uncased unstated), RoBERTa-large, ALBERT-xxlarge-v2, DistilBERT-base, MPNet-base;
+    /// Kaneko, Bollegala & Okazaki (2023, §4): `bert-base-uncased`, `albert-base-v2` (the
+    /// starting points of the bias-controlled models). Schröder et al. (2024) study 26 models
+    /// without listing their ids in the text: empty, no check.
+    pub fn published_models(self) -> &'static [&'static str] {
+        match self {
+            Paper::Kaneko2022 => &["bert-base-cased", "roberta-large", "albert-large-v2"],
+            Paper::Liu2024 => &[
+                "bert-base-cased",
+                "roberta-large",
+                "albert-large-v2",
+                "albert-base-v2",
+            ],
+            Paper::Paraphrase => &[
+                "bert-base-uncased",
+                "bert-base-cased",
+                "roberta-large",
+                "albert-xxlarge-v2",
+                "distilbert-base-uncased",
+                "distilbert-base-cased",
+                "mpnet-base",
+            ],
+            Paper::Kaneko2023 => &["bert-base-uncased", "albert-base-v2"],
+            Paper::Schroeder2024 => &[],
+        }
+    }
+
+    /// The scorer conventions of a reproduction of this paper by default: those of the code that
+    /// produced its published numbers. Kaneko & Bollegala (2022): their `evaluate.py` (commit
+    /// 6b10239), the matrix SSS and CPS rounded to 3 decimals; Liu et al. (2024): their
+    /// `evaluation.py` (commit a29a457), the matrix SSS, CPS unrounded. The other papers publish
+    /// no PLL scoring code: the definitions ([`ScoringConventions::PAPER`]).
+    pub fn scoring_conventions(self) -> ScoringConventions {
+        match self {
+            Paper::Kaneko2022 => ScoringConventions::KANEKO_CODE,
+            Paper::Liu2024 => ScoringConventions::LIU_CODE,
+            Paper::Paraphrase | Paper::Kaneko2023 | Paper::Schroeder2024 => {
+                ScoringConventions::PAPER
+            }
         }
     }
 
@@ -149,7 +199,7 @@ pub fn reproduce(
     study: &mut Study<'_>,
     out: &mut Reproduction,
 ) -> Result<(), RobustError> {
-    out.set_models(study.model_names());
+    out.set_study(study);
     match paper {
         Paper::Kaneko2022 => kaneko2022::reproduce(study, out),
         Paper::Liu2024 => liu2024::reproduce(study, out),

@@ -19,16 +19,48 @@ pub enum Status {
     Reproduced,
     /// Computed as the paper computes it, on substitute data: what stands in for what, and why.
     Substitute(String),
+    /// Computed as the paper computes it on the paper's data, but not from the paper's inputs in
+    /// full: other checkpoints than the paper's, or only the first pairs of each data set
+    /// (`--max-pairs`). The method is reproduced; the numbers are not the paper's to compare.
+    MethodOnly(String),
     /// Not computed: what is missing here.
     OutOfReach(String),
 }
 
 impl Status {
+    /// This status under `scope`'s restrictions: [`Status::Reproduced`] becomes
+    /// [`Status::MethodOnly`] when the models are not the paper's or the pairs were limited;
+    /// [`Status::Substitute`] keeps its label and gains the restriction in its detail;
+    /// [`Status::OutOfReach`] is unchanged.
+    pub fn within(self, scope: &Scope) -> Status {
+        let Some(why) = scope.restriction() else {
+            return self;
+        };
+        let join = |d: String| {
+            if d.is_empty() || d.contains(&why) {
+                if d.is_empty() {
+                    why.clone()
+                } else {
+                    d
+                }
+            } else {
+                format!("{d}; {why}")
+            }
+        };
+        match self {
+            Status::Reproduced => Status::MethodOnly(why),
+            Status::Substitute(d) => Status::Substitute(join(d)),
+            Status::MethodOnly(d) => Status::MethodOnly(join(d)),
+            s @ Status::OutOfReach(_) => s,
+        }
+    }
+
     /// `reproduced`, `substitute` or `out of reach`.
     pub fn label(&self) -> &'static str {
         match self {
             Status::Reproduced => "reproduced",
             Status::Substitute(_) => "substitute",
+            Status::MethodOnly(_) => "method only",
             Status::OutOfReach(_) => "out of reach",
         }
     }
@@ -37,8 +69,63 @@ impl Status {
     pub fn detail(&self) -> &str {
         match self {
             Status::Reproduced => "",
-            Status::Substitute(d) | Status::OutOfReach(d) => d,
+            Status::Substitute(d) | Status::MethodOnly(d) | Status::OutOfReach(d) => d,
         }
+    }
+}
+
+/// What a reproduction was computed from, against what the paper used: the models studied, the
+/// paper's checkpoints, and the limit on pairs. Decides whether a table may say
+/// [`Status::Reproduced`] ([`Status::within`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Scope {
+    /// The models studied (their names).
+    pub models: Vec<String>,
+    /// The paper's checkpoints (Hugging Face ids); empty when this workspace does not check them.
+    pub paper_models: Vec<&'static str>,
+    /// The limit on pairs per data set (`--max-pairs`).
+    pub max_pairs: Option<usize>,
+}
+
+impl Scope {
+    /// The models that are not among the paper's checkpoints: a model matches when its name, or
+    /// the last `/`-separated part of it, is one of them (ASCII case ignored).
+    pub fn other_models(&self) -> Vec<&str> {
+        if self.paper_models.is_empty() {
+            return Vec::new();
+        }
+        self.models
+            .iter()
+            .map(String::as_str)
+            .filter(|m| {
+                let last = m.rsplit('/').next().unwrap_or(m);
+                !self
+                    .paper_models
+                    .iter()
+                    .any(|p| p.eq_ignore_ascii_case(last))
+            })
+            .collect()
+    }
+
+    /// Why the numbers are not the paper's to compare (`None` when nothing restricts them).
+    pub fn restriction(&self) -> Option<String> {
+        let mut why = Vec::new();
+        let other = self.other_models();
+        if !other.is_empty() {
+            why.push(format!(
+                "{} {} not the paper's checkpoint{} ({})",
+                other.join(", "),
+                if other.len() == 1 { "is" } else { "are" },
+                if other.len() == 1 { "" } else { "s" },
+                self.paper_models.join(", ")
+            ));
+        }
+        if let Some(n) = self.max_pairs {
+            why.push(format!(
+                "only the first {n} pairs of each data set (--max-pairs): not the paper's numbers"
+            ));
+        }
+        (!why.is_empty()).then(|| why.join("; "))
     }
 }
 
@@ -54,6 +141,19 @@ pub enum Cell {
     Num(f64, usize),
     /// No value (printed `–`, JSON `null`).
     Missing,
+    /// A number with a mark (the papers' `†`) and/or a change against a reference, printed
+    /// together (`69.63 † (-13.13)`) but written to JSON as separate fields: the number under
+    /// the column, the mark under `"<column> mark"`, the change under `"<column> change"`.
+    Annotated {
+        /// The number.
+        value: f64,
+        /// Its decimals (the change's too).
+        decimals: usize,
+        /// A mark such as `†`, if any.
+        mark: Option<&'static str>,
+        /// A change against a reference (e.g. the original sentences), if any.
+        change: Option<f64>,
+    },
 }
 
 impl Cell {
@@ -70,7 +170,38 @@ impl Cell {
             Cell::Num(v, _) if !v.is_finite() => "–".into(),
             Cell::Num(v, d) => format!("{v:.d$}"),
             Cell::Missing => "–".into(),
+            Cell::Annotated {
+                value,
+                decimals,
+                mark,
+                change,
+            } => {
+                let mut t = Cell::Num(*value, *decimals).text();
+                if let Some(m) = mark {
+                    t = format!("{t} {m}");
+                }
+                if let Some(c) = change {
+                    // + 0.0 turns −0 into 0.
+                    t = format!("{t} ({:+.d$})", c + 0.0, d = *decimals);
+                }
+                t
+            }
         }
+    }
+
+    /// The extra JSON fields of an annotated cell under `column`: its mark and its change.
+    fn json_extras(&self, column: &str) -> Vec<(String, serde_json::Value)> {
+        let Cell::Annotated { mark, change, .. } = self else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        if let Some(m) = mark {
+            out.push((format!("{column} mark"), (*m).into()));
+        }
+        if let Some(c) = change {
+            out.push((format!("{column} change"), Cell::Num(*c, 0).json()));
+        }
+        out
     }
 
     fn json(&self) -> serde_json::Value {
@@ -81,6 +212,7 @@ impl Cell {
                 serde_json::Number::from_f64(*v).map_or(serde_json::Value::Null, Into::into)
             }
             Cell::Missing => serde_json::Value::Null,
+            Cell::Annotated { value, .. } => Cell::Num(*value, 0).json(),
         }
     }
 }
@@ -160,18 +292,20 @@ impl Table {
         s
     }
 
-    /// The table as JSON: `{"columns": [...], "rows": [{column: value}], "notes": [...]}`.
+    /// The table as JSON: `{"columns": [...], "rows": [{column: value}], "notes": [...]}`; a
+    /// value is a number, text or `null`, and an [`Cell::Annotated`] cell adds its mark and change
+    /// as fields of their own.
     pub fn json(&self) -> serde_json::Value {
         let rows: Vec<serde_json::Value> = self
             .rows
             .iter()
             .map(|r| {
-                self.columns
-                    .iter()
-                    .cloned()
-                    .zip(r.iter().map(Cell::json))
-                    .collect::<serde_json::Map<_, _>>()
-                    .into()
+                let mut row = serde_json::Map::new();
+                for (column, cell) in self.columns.iter().zip(r) {
+                    row.insert(column.clone(), cell.json());
+                    row.extend(cell.json_extras(column));
+                }
+                row.into()
             })
             .collect();
         serde_json::json!({ "columns": self.columns, "rows": rows, "notes": self.notes })
@@ -198,7 +332,8 @@ pub struct Reproduction {
     paper: Paper,
     dir: PathBuf,
     artifacts: Vec<Artifact>,
-    models: Vec<String>,
+    scope: Scope,
+    options: std::collections::BTreeMap<String, String>,
 }
 
 fn io_err(action: &'static str, path: &Path, source: std::io::Error) -> RobustError {
@@ -225,7 +360,11 @@ impl Reproduction {
             paper,
             dir,
             artifacts: Vec::new(),
-            models: Vec::new(),
+            scope: Scope {
+                paper_models: paper.published_models().to_vec(),
+                ..Scope::default()
+            },
+            options: std::collections::BTreeMap::new(),
         })
     }
 
@@ -245,9 +384,47 @@ impl Reproduction {
         self.dir.join(id)
     }
 
-    /// Records the models studied, for the index.
+    /// Records the models studied, for the index and the [`Scope`].
     pub fn set_models(&mut self, models: Vec<String>) {
-        self.models = models;
+        self.scope.models = models;
+    }
+
+    /// Records what `study` holds: its models, its limit on pairs ([`Scope`]) and each model's
+    /// scorer conventions (as options `scoring (<model>)`).
+    pub fn set_study(&mut self, study: &super::Study<'_>) {
+        self.set_models(study.model_names());
+        self.scope.max_pairs = study.max_pairs();
+        for (i, name) in study.model_names().iter().enumerate() {
+            if let Some(c) = study.conventions(i) {
+                self.option(
+                    &format!("scoring ({name})"),
+                    format!(
+                        "sss {}, cps {}",
+                        c.sss.name(),
+                        if c.cps_round_3 {
+                            "rounded to 3 decimals"
+                        } else {
+                            "unrounded"
+                        }
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Records an option in force (listed in the index: `index.json`'s `options`).
+    pub fn option(&mut self, name: &str, value: impl Into<String>) {
+        self.options.insert(name.to_owned(), value.into());
+    }
+
+    /// The options recorded so far.
+    pub fn options(&self) -> &std::collections::BTreeMap<String, String> {
+        &self.options
+    }
+
+    /// What the reproduction is computed from ([`Scope`]).
+    pub fn scope(&self) -> &Scope {
+        &self.scope
     }
 
     /// The artifacts added so far.
@@ -260,6 +437,32 @@ impl Reproduction {
     /// # Errors
     /// [`RobustError::Io`] if a file cannot be written.
     pub fn table(
+        &mut self,
+        id: &str,
+        title: &str,
+        status: Status,
+        table: &Table,
+    ) -> Result<(), RobustError> {
+        let status = status.within(&self.scope);
+        self.write_table(id, title, status, table)
+    }
+
+    /// [`Reproduction::table`] for a table computed from the data alone (no model, every pair
+    /// also under `--max-pairs`): its status is not restricted by the [`Scope`].
+    ///
+    /// # Errors
+    /// [`RobustError::Io`] if a file cannot be written.
+    pub fn data_table(
+        &mut self,
+        id: &str,
+        title: &str,
+        status: Status,
+        table: &Table,
+    ) -> Result<(), RobustError> {
+        self.write_table(id, title, status, table)
+    }
+
+    fn write_table(
         &mut self,
         id: &str,
         title: &str,
@@ -288,7 +491,7 @@ impl Reproduction {
             &self.dir.join(format!("{id}.json")),
             &serde_json::to_string_pretty(&json).expect("a JSON value serialises"),
         )?;
-        self.push(id, title, status, ["md", "csv", "json"]);
+        self.push_as_is(id, title, status, ["md", "csv", "json"]);
         Ok(())
     }
 
@@ -303,6 +506,17 @@ impl Reproduction {
     }
 
     fn push<const N: usize>(&mut self, id: &str, title: &str, status: Status, ext: [&str; N]) {
+        let status = status.within(&self.scope);
+        self.push_as_is(id, title, status, ext);
+    }
+
+    fn push_as_is<const N: usize>(
+        &mut self,
+        id: &str,
+        title: &str,
+        status: Status,
+        ext: [&str; N],
+    ) {
         let files = ext.iter().map(|e| format!("{id}.{e}")).collect();
         self.artifacts.retain(|a| a.id != id);
         self.artifacts.push(Artifact {
@@ -334,12 +548,24 @@ impl Reproduction {
                 ]
             })
             .collect();
-        let mut md = format!("# {title}\n\nModels: {}\n\n", self.models.join(", "));
+        let mut md = format!("# {title}\n\nModels: {}\n\n", self.scope.models.join(", "));
+        if let Some(why) = self.scope.restriction() {
+            let _ = write!(md, "Not the paper's inputs: {why}.\n\n");
+        }
+        if !self.options.is_empty() {
+            md.push_str("Options in force:\n\n");
+            for (k, v) in &self.options {
+                let _ = writeln!(md, "- {k}: {v}");
+            }
+            md.push('\n');
+        }
         write_markdown_table(&mut md, &header, &rows);
         write_file(&self.dir.join("index.md"), &md)?;
         let json = serde_json::json!({
             "paper": self.paper.name(), "citation": self.paper.citation(),
-            "models": self.models, "artifacts": self.artifacts,
+            "models": self.scope.models, "paper_models": self.scope.paper_models,
+            "max_pairs": self.scope.max_pairs, "restriction": self.scope.restriction(),
+            "options": self.options, "artifacts": self.artifacts,
         });
         write_file(
             &self.dir.join("index.json"),
@@ -355,11 +581,26 @@ impl Reproduction {
              <style>body{{font-family:sans-serif;max-width:70em;margin:2em auto}}\
              table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em;\
              vertical-align:top}}.reproduced{{color:#1a7f37}}.substitute{{color:#9a6700}}\
-             .out{{color:#888}}</style></head><body><h1>{t}</h1><p>Models: {m}</p>\
-             <table><tr><th>id</th><th>title</th><th>status</th><th>files</th></tr>",
+             .method{{color:#0a58ca}}.out{{color:#888}}</style></head><body><h1>{t}</h1>\
+             <p>Models: {m}</p>",
             t = escape_html(title),
-            m = escape_html(&self.models.join(", "))
+            m = escape_html(&self.scope.models.join(", "))
         );
+        if let Some(why) = self.scope.restriction() {
+            let _ = write!(
+                h,
+                "<p class=\"method\">Not the paper's inputs: {}.</p>",
+                escape_html(&why)
+            );
+        }
+        if !self.options.is_empty() {
+            h.push_str("<p>Options in force:</p><ul>");
+            for (k, v) in &self.options {
+                let _ = write!(h, "<li>{}: {}</li>", escape_html(k), escape_html(v));
+            }
+            h.push_str("</ul>");
+        }
+        h.push_str("<table><tr><th>id</th><th>title</th><th>status</th><th>files</th></tr>");
         for a in &self.artifacts {
             let class = a.status.label().split(' ').next().unwrap_or("");
             let files: Vec<String> = a

@@ -399,7 +399,7 @@ pub fn reproduce_with(
     out: &mut Reproduction,
     options: &SchroederOptions,
 ) -> Result<(), RobustError> {
-    out.set_models(study.model_names());
+    out.set_study(study);
     let sets = authors_sets()?;
     let pairs = study.pairs(DataSet::CrowsPairs)?.to_vec();
     let names = study.model_names();

@@ -137,6 +137,34 @@ impl<'m> Study<'m> {
         self.models.iter().map(|m| m.name().to_owned()).collect()
     }
 
+    /// The scorer conventions of model `i` (SSS's average, CPS's rounding), `None` for a model
+    /// without those scorers ([`StudyModel::conventions`]).
+    pub fn conventions(&self, i: usize) -> Option<bias_core::ScoringConventions> {
+        self.models[i].conventions()
+    }
+
+    /// A note for a table that shows SSS or CPS bias scores: which conventions each model was
+    /// scored with (grouped when models share them); `None` when no model has those scorers.
+    pub fn conventions_note(&self) -> Option<String> {
+        let mut groups: Vec<(bias_core::ScoringConventions, Vec<String>)> = Vec::new();
+        for (i, name) in self.model_names().into_iter().enumerate() {
+            let Some(c) = self.conventions(i) else {
+                continue;
+            };
+            match groups.iter_mut().find(|(g, _)| *g == c) {
+                Some((_, names)) => names.push(name),
+                None => groups.push((c, vec![name])),
+            }
+        }
+        (!groups.is_empty()).then(|| {
+            let parts: Vec<String> = groups
+                .iter()
+                .map(|(c, names)| format!("{}: {}", names.join(", "), c.describe()))
+                .collect();
+            format!("Scored with (--sss, --cps-round): {}.", parts.join("; "))
+        })
+    }
+
     /// How many models.
     pub fn len(&self) -> usize {
         self.models.len()
@@ -188,10 +216,17 @@ impl<'m> Study<'m> {
     /// Where the score table of model `i` on `set` is kept: `<scores>/<model>/<set>.csv`, or
     /// `<set>.first<N>.csv` with [`Study::with_max_pairs`] (so that a quick run never meets a
     /// full one's file).
+    /// A model scoring with other conventions than the paper's definitions
+    /// ([`bias_core::ScoringConventions::file_tag`]) keeps its table apart:
+    /// `<set>.sss-matrix.cps-round3.csv`.
     pub fn score_path(&self, i: usize, set: DataSet) -> PathBuf {
+        let mut stem = set.name().to_owned();
+        if let Some(tag) = self.conventions(i).and_then(|c| c.file_tag()) {
+            stem = format!("{stem}.{tag}");
+        }
         let file = match self.max_pairs {
-            Some(n) => format!("{}.first{n}.csv", set.name()),
-            None => format!("{}.csv", set.name()),
+            Some(n) => format!("{stem}.first{n}.csv"),
+            None => format!("{stem}.csv"),
         };
         self.scores_dir
             .join(file_part(self.models[i].name()))

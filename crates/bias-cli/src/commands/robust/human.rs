@@ -75,6 +75,22 @@ pub struct Kaneko2022Args {
         default_value_t = StopWordsArg::Drop
     )]
     pub stop_words: StopWordsArg,
+    /// kaneko2022 Table 1: `paper` (default) counts token-prediction accuracy as the paper's
+    /// §4.2 reads (AUL on the masked scorer's tokens, StereoSet by items); `authors` as the
+    /// authors' evaluate.py prints it (`Accuracy:`: every position a method scores, special
+    /// tokens included for AUL, tokens on both data sets).
+    #[arg(
+        long = "kaneko2022-accuracy",
+        id = "kaneko2022-accuracy",
+        default_value = "paper",
+        value_parser = ["paper", "authors"]
+    )]
+    pub accuracy: String,
+    /// kaneko2022 Table 4: how many seeded shuffles are averaged (mean and SD).
+    #[arg(long = "kaneko2022-shuffles", id = "kaneko2022-shuffles",
+          default_value_t = bias_robust::reproduce::DEFAULT_SHUFFLES as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub shuffles: u32,
 }
 
 /// `--kaneko2022-stop-words` ([`bias_robust::frequency_rank::StopWords`]).
@@ -102,6 +118,11 @@ impl Kaneko2022Args {
                     StopWordsArg::Keep => bias_robust::frequency_rank::StopWords::Keep,
                 },
             },
+            accuracy: self
+                .accuracy
+                .parse()
+                .expect("clap admits only the definitions' names"),
+            shuffles: self.shuffles as usize,
         }
     }
 }
