@@ -269,7 +269,7 @@ fn reproduce_kaneko2022_on_fixture_models() {
 
 /// The human label of the first `n` CrowS-Pairs records, parsed here from the CSV's annotation
 /// lists (`[['race-color'], [], ...]`): biased iff ≥ 3 lists name the record's type (the paper),
-/// or with `any`, ≥ 3 lists are non-empty (the authors' preprocess.py).
+/// or with `any`, ≥ 3 lists are non-empty (the authors' initial preprocess.py, 6a7ab8c).
 fn human_labels_first(n: usize, any: bool) -> Vec<bool> {
     let mut r =
         csv::Reader::from_path(root().join("data/crows-pairs/crows_pairs_anonymized.csv")).unwrap();
@@ -329,7 +329,8 @@ fn stereoset_ids_first(n: usize) -> Vec<String> {
 }
 
 /// `bias robust human --label-rule`: the paper's rule (annotations naming the pair's bias type)
-/// and the authors' preprocess.py (any non-empty annotation) label 1346 and 1478 of the 1508
+/// and the `any` rule (any non-empty annotation, the authors' initial preprocess.py) label 1346
+/// and 1478 of the 1508
 /// pairs biased (a Python count with `ast.literal_eval`); the AUC follows the labels (the
 /// Mann–Whitney count of the unigram fixture table's differences, recounted here).
 #[test]

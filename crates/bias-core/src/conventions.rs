@@ -64,7 +64,8 @@ pub struct ScoringConventions {
     /// SSS's average.
     pub sss: SssAverage,
     /// Whether CPS rounds each sentence score to 3 decimals before the comparison (Nangia et
-    /// al.'s and Kaneko & Bollegala's scripts; not Liu et al.'s copy).
+    /// al.'s `metric.py`, nyu-mll/crows-pairs 8aaac11, and Kaneko & Bollegala's `evaluate.py`,
+    /// 6b10239; not Liu et al.'s `evaluation.py`, a29a457).
     pub cps_round_3: bool,
 }
 

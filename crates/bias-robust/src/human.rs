@@ -91,7 +91,10 @@ pub enum LabelRule {
     /// The paper's rule (default): an annotation counts if it contains the pair's bias type.
     #[default]
     MatchingBiasType,
-    /// The authors' code: an annotation counts if it names any bias type.
+    /// An annotation counts if it names any bias type: the `bias_score` field of the initial
+    /// commit of the authors' `preprocess.py` (kanekomasahiro/evaluate_bias_in_mlm 6a7ab8c,
+    /// 2021-04-04), removed in 8defce5 (2021-04-16); no later commit of their code reads the
+    /// annotations.
     AnyAnnotation,
 }
 
@@ -229,7 +232,8 @@ pub fn human_agreement(
 }
 
 /// [`human_agreement`] with the label counted under `rule` ([`LabelRule`]: the paper's matching
-/// bias type, or the authors' code's any non-empty annotation).
+/// bias type, or any non-empty annotation, as the initial commit of the authors' preprocess.py
+/// counted them).
 ///
 /// # Errors
 /// As [`human_agreement`].
@@ -417,7 +421,7 @@ mod label_rule_tests {
     }
 
     /// On the published CrowS-Pairs file (a Python count with `ast.literal_eval`): 1346 pairs
-    /// biased under the paper's rule, 1478 under the authors' code; 132 pairs change label.
+    /// biased under the paper's rule, 1478 under the `any` rule; 132 pairs change label.
     #[test]
     fn label_rule_on_crows_pairs() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

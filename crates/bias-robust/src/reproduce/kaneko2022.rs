@@ -15,7 +15,8 @@
 //! * the count of StereoSet items whose two candidates have the same number of subtokens
 //!   ("Token Prediction Accuracy" section: 1,298 / 1,509 / 1,490 for BERT / RoBERTa / ALBERT).
 //!
-//! `N` of Eq. (6) is every test instance ([`PairsInN::All`], the paper and the authors' code):
+//! `N` of Eq. (6) is every test instance ([`PairsInN::All`], the paper and the authors'
+//! `evaluate.py` at 6b10239, whose `total_score` counts every pair):
 //! pairs a scorer left out of its table (identical tokenisation, SSS without a modified token)
 //! count as not stereotypical; [`Kaneko2022Options`] chooses otherwise, and every table says how
 //! many pairs the choice touches.
@@ -43,7 +44,8 @@ pub struct Kaneko2022Options {
     /// `N` of Eq. (6): every test instance (default) or only the scored pairs.
     pub pairs_in_n: PairsInN,
     /// Which validator annotations make a CrowS-Pairs pair "biased" for Figure 1 (default: those
-    /// naming the pair's bias type, the paper; the authors' code counts any annotation).
+    /// naming the pair's bias type, the paper; `any` annotation, as the initial commit of the
+    /// authors' preprocess.py, 6a7ab8c, counted them before 8defce5 removed the count).
     pub label_rule: LabelRule,
     /// Table 2: how many words of each group are ranked and whether function words are dropped
     /// (defaults: 4, the paper's caption, and dropped).
@@ -256,9 +258,20 @@ fn bias_score(
     table: &ScoreTable,
     n: PairsInN,
 ) -> Result<(f64, usize, usize), RobustError> {
+    let (m, left) = bias_measurement(pairs, table, n)?;
+    Ok((m.value, m.n, left))
+}
+
+/// Eq. (6) of one scorer's slice, overall and per bias type, with `N` as chosen; and how many
+/// pairs are unscored.
+fn bias_measurement(
+    pairs: &[SentencePair],
+    table: &ScoreTable,
+    n: PairsInN,
+) -> Result<(bias_core::Measurement, usize), RobustError> {
     let left = unscored(pairs, table);
     let r = Indicator::default().report_with_unscored(table, &left, n)?;
-    Ok((r.measurement.value, r.measurement.n, left.len()))
+    Ok((r.measurement, left.len()))
 }
 
 /// Table 3: Eq. (6) over the advantaged (`antistereo`) and disadvantaged (`stereo`) pairs.
@@ -373,6 +386,16 @@ fn table_5(
     let mut columns = vec!["MLM"];
     columns.extend(CP_SCORERS.iter().chain(&SS_SCORERS).map(|(_, l)| *l));
     let mut t = Table::new(&columns);
+    let mut by_type = Table::new(&[
+        "MLM",
+        "data set",
+        "bias type",
+        "N",
+        "CPS",
+        "SSS",
+        "AUL",
+        "AULA",
+    ]);
     let other = match options.pairs_in_n {
         PairsInN::All => PairsInN::Scored,
         PairsInN::Scored => PairsInN::All,
@@ -387,10 +410,26 @@ fn table_5(
         ] {
             let pairs = study.pairs(set)?.to_vec();
             let table = study.scores(i, set)?.clone();
+            // Per bias type: one row per type, the scorers in the columns CPS, SSS, AUL, AULA.
+            let mut types: std::collections::BTreeMap<String, (usize, [Option<f64>; 4])> =
+                std::collections::BTreeMap::new();
+            for ty in pairs.iter().map(|p| p.bias_type.as_str().to_owned()) {
+                types.entry(ty).or_insert((0, [None; 4])).0 += 1;
+            }
             for (scorer, label) in scorers {
                 match slice(&table, scorer) {
                     Some(sl) => {
-                        let (v, n, left) = bias_score(&pairs, &sl, options.pairs_in_n)?;
+                        let (m, left) = bias_measurement(&pairs, &sl, options.pairs_in_n)?;
+                        let (v, n) = (m.value, m.n);
+                        let column = ["cps", "sss", "aul", "aula"]
+                            .iter()
+                            .position(|s| *s == scorer)
+                            .expect("a scorer of Table 5");
+                        for (ty, tv) in &m.by_type {
+                            if let Some(e) = types.get_mut(ty.as_str()) {
+                                e.1[column] = Some(tv.value);
+                            }
+                        }
                         row.push(Cell::num(v, 2));
                         if left > 0 {
                             let (w, m, _) = bias_score(&pairs, &sl, other)?;
@@ -402,6 +441,16 @@ fn table_5(
                     }
                     None => row.push(Cell::Missing),
                 }
+            }
+            for (ty, (n, values)) in types {
+                let mut r = vec![
+                    Cell::Text(name.clone()),
+                    Cell::Text(set.name().to_owned()),
+                    Cell::Text(ty),
+                    n.into(),
+                ];
+                r.extend(values.map(|v| v.map_or(Cell::Missing, |v| Cell::num(v, 2))));
+                by_type.row(r);
             }
         }
         t.row(row);
@@ -437,6 +486,21 @@ fn table_5(
         "Bias scores of CPS, AUL, AULA on CrowS-Pairs and SSS, AUL, AULA on StereoSet",
         Status::Reproduced,
         &t,
+    )?;
+    by_type.note(format!(
+        "Table 5 per bias type: Eq. (6) over the pairs of each type, N = the type's pairs ({}); \
+         the authors' evaluate.py prints these lines (it omits a type without a stereotypical \
+         win). CPS is CrowS-Pairs' masked scorer, SSS StereoSet's.",
+        n_rule(options.pairs_in_n)
+    ));
+    if let Some(n) = study.conventions_note() {
+        by_type.note(n);
+    }
+    out.table(
+        "table-5-by-type",
+        "Table 5's bias scores per bias type",
+        Status::Reproduced,
+        &by_type,
     )
 }
 
@@ -508,7 +572,10 @@ fn figure_1(
          Pairs a scorer left out of its table are not in its curve.",
         match options.label_rule {
             LabelRule::MatchingBiasType => "name its bias type, as the paper counts them",
-            LabelRule::AnyAnnotation => "are non-empty, as the authors' preprocess.py counts them",
+            LabelRule::AnyAnnotation => {
+                "are non-empty, as the initial commit of the authors' preprocess.py (6a7ab8c, \
+                 removed in 8defce5) counted them"
+            }
         },
         options.label_rule.name()
     ));
@@ -534,7 +601,7 @@ fn figure_1(
 /// sentences differ only in the candidate, so the items whose AUL rows score as many tokens in
 /// both sentences (plus the items skipped because both sentences tokenise identically).
 fn equal_subtokens(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
-    let mut t = Table::new(&["MLM", "items", "equal subtokens", "different", "paper"]);
+    let mut t = Table::new(&["MLM", "items", "equal subtokens", "different"]);
     let items = study.pairs(DataSet::StereoSet)?.len();
     for i in 0..study.len() {
         let name = study.model_names()[i].clone();
@@ -554,7 +621,6 @@ fn equal_subtokens(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), 
                     items.into(),
                     equal.into(),
                     (items - equal).into(),
-                    Cell::Text("BERT 1298, RoBERTa 1509, ALBERT 1490 of 2106".into()),
                 ]);
             }
             _ => {
@@ -563,11 +629,18 @@ fn equal_subtokens(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), 
                     items.into(),
                     Cell::Missing,
                     Cell::Missing,
-                    Cell::Text("BERT 1298, RoBERTa 1509, ALBERT 1490 of 2106".into()),
                 ]);
                 t.note("`–`: the model has no AUL rows with token counts (not a masked LM).");
             }
         }
+    }
+    for (m, equal) in published::EQUAL_SUBTOKENS.iter().enumerate() {
+        t.row(vec![
+            Cell::Text(published::row_label(published::MODELS[m])),
+            published::STEREOSET_ITEMS.into(),
+            (*equal).into(),
+            (published::STEREOSET_ITEMS - equal).into(),
+        ]);
     }
     t.note(
         "An item's two candidates have the same number of subtokens exactly when its \

@@ -20,8 +20,9 @@
 //! - [`AulTokens`]: which positions of a sentence AUL's accuracy covers. The paper (§4.2) counts,
 //!   on CrowS-Pairs, "the unmodified tokens between the two sentences in a sentence pair" and, on
 //!   StereoSet, the candidate filling the slot, i.e. the positions its masked counterpart (CPS,
-//!   SSS) predicts ([`AulTokens::Paper`], the default; the authors' public code computes no
-//!   accuracy). [`AulTokens::Sentence`] counts every non-special token (the positions AUL's score
+//!   SSS) predicts ([`AulTokens::Paper`], the default). The authors' `evaluate.py` (commit
+//!   6b10239) prints another accuracy, `Accuracy:`, over every position a method scores
+//!   ([`authors_accuracy`], [`AccuracyDefinition::Authors`]). [`AulTokens::Sentence`] counts every non-special token (the positions AUL's score
 //!   averages over, the authors' `[1:-1]`), [`AulTokens::WithSpecial`] every token.
 //! - [`StereoSetAccuracy`]: on StereoSet the paper (§4.2) counts test cases: "we consider the
 //!   prediction to be accurate if the predicted sequence of subtokens exactly matches at least one

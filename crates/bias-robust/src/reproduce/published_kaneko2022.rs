@@ -68,6 +68,13 @@ pub const TABLE_5: [[f64; 6]; 3] = [
     [60.41, 53.25, 53.05, 58.88, 58.07, 58.31],
 ];
 
+/// StereoSet's intrasentence dev items (the "Token Prediction Accuracy" section).
+pub const STEREOSET_ITEMS: usize = 2106;
+
+/// The items whose two candidates have the same number of subtokens ("Token Prediction
+/// Accuracy" section): BERT, RoBERTa, ALBERT.
+pub const EQUAL_SUBTOKENS: [usize; 3] = [1298, 1509, 1490];
+
 /// The label of a paper row of a reproduced table: `paper: BERT`.
 pub fn row_label(model: &str) -> String {
     format!("paper: {model}")

@@ -28,7 +28,8 @@ pub struct HumanArgs {
     min_matching: usize,
     /// Which annotations count towards --min-matching (Kaneko & Bollegala 2022, "Biases in
     /// MLMs"): `matching` (default, the paper) counts validators naming the pair's own bias
-    /// type; `any` (the authors' preprocess.py) counts every non-empty annotation. On the
+    /// type; `any` (the initial commit of the authors' preprocess.py, 6a7ab8c; removed in
+    /// 8defce5) counts every non-empty annotation. On the
     /// published file 132 pairs change label (1346 vs 1478 biased).
     #[arg(long, value_enum, default_value_t = LabelRuleArg::Matching)]
     label_rule: LabelRuleArg,
@@ -53,7 +54,8 @@ pub struct Kaneko2022Args {
     pub pairs_in_n: PairsInNArg,
     /// kaneko2022: which annotations make a CrowS-Pairs pair "biased" in Figure 1 (at least 3
     /// of the five validators): `matching` (default; the paper) those naming the pair's bias
-    /// type, `any` (the authors' preprocess.py) every non-empty one.
+    /// type, `any` (the initial commit of the authors' preprocess.py, 6a7ab8c, removed in
+    /// 8defce5) every non-empty one.
     #[arg(
         long = "kaneko2022-label-rule",
         id = "kaneko2022-label-rule",
@@ -141,7 +143,7 @@ pub enum PairsInNArg {
 pub enum LabelRuleArg {
     /// The paper: annotations naming the pair's bias type.
     Matching,
-    /// The authors' code: any non-empty annotation.
+    /// Any non-empty annotation (the initial commit of the authors' preprocess.py, 6a7ab8c).
     Any,
 }
 
