@@ -3,7 +3,9 @@
 //! figure of the paper is listed with its files, and the numbers agree with
 //! `scripts/fixtures/paraphrase_reproduction.py` (CPS, MDIFF, MAGREEMENT and the counts computed
 //! with `transformers` alone, `fixtures/paraphrase/reproduction.json`), with a recount of the
-//! score tables, and with a count of the shipped CSV.
+//! score tables, and with a count of the shipped CSV; the paper's rows of Table 2 as it prints
+//! them; and `--paraphrase-group-sizes paper` (Kwon & Mihindukulasooriya 2022, Table 1's group
+//! sizes) against MAGREEMENT counted from the script's MDIFF over the seeded draws.
 
 use approx::assert_abs_diff_eq;
 use std::collections::BTreeMap;
@@ -68,12 +70,14 @@ fn every_table_and_figure_is_written_and_agrees_with_transformers() {
         .collect();
     let expected = [
         ("table-1", "substitute"),
+        ("analysis-2.1-group-sizes", "substitute"),
         ("table-2", "method-only"),
         ("figure-1", "substitute"),
         ("figure-2", "substitute"),
         ("figure-3", "substitute"),
         ("figure-4", "substitute"),
         ("analysis-2.2", "substitute"),
+        ("analysis-2.2-group-sizes", "substitute"),
     ];
     assert_eq!(status, expected.into_iter().collect::<BTreeMap<_, _>>());
     for a in artifacts {
@@ -124,9 +128,30 @@ fn every_table_and_figure_is_written_and_agrees_with_transformers() {
             assert_abs_diff_eq!(r.difference(), theirs, epsilon = MDIFF_TOL * s.max(1.0));
         }
     }
-    // Table 2: the MDIFF of pairs 3, 3-p1, 3-p2 against transformers' CPS.
+    // Table 2: the MDIFF of pairs 3, 3-p1, 3-p2 against transformers' CPS; the paper's rows
+    // as it prints them.
     let t2 = rows(&out, "table-2");
+    let (t2, t2_paper): (Vec<Value>, Vec<Value>) =
+        t2.into_iter().partition(|r| r["source"] == "here");
     assert_eq!(t2.len(), 2);
+    let printed = [
+        ("ALBERT-XXL-v2", [0.0177, 0.0609, -0.1344]),
+        ("BERT-base", [-0.0242, 0.0145, -0.0671]),
+        ("DistilBERT-base", [-0.0436, -0.0155, -0.0521]),
+        ("MPNet-base", [0.0096, 0.0412, 0.0207]),
+        ("RoBERTa-large", [-0.0242, 0.0146, -0.0671]),
+    ];
+    assert_eq!(t2_paper.len(), printed.len());
+    for (row, (model, values)) in t2_paper.iter().zip(printed) {
+        assert_eq!(row["source"], "paper");
+        assert_eq!(row["model"], model);
+        for (word, v) in ["attacked", "assaulted", "ambushed"]
+            .into_iter()
+            .zip(values)
+        {
+            assert_eq!(row[word].as_f64(), Some(v), "{model} {word}");
+        }
+    }
     for (row, model) in t2.iter().zip(models) {
         assert_eq!(row["model"], model);
         assert_eq!(row["scorer"], "cps");
@@ -152,7 +177,11 @@ fn every_table_and_figure_is_written_and_agrees_with_transformers() {
     for model in models {
         let m = &fixture["models"][model];
         let mut checked = 0;
-        for row in a.iter().filter(|r| r["model"] == model) {
+        for row in a
+            .iter()
+            .filter(|r| r["source"] == "here" && r["model"] == model)
+        {
+            assert_eq!(row["group sizes"], "all");
             let ty = row["bias type"].as_str().unwrap();
             let c = if ty == "all" {
                 &m["overall"]
@@ -280,5 +309,121 @@ fn every_table_and_figure_is_written_and_agrees_with_transformers() {
         ));
         assert!(f.is_file(), "{}", f.display());
     }
+
+    paper_group_sizes(&dir, &fixture, &ids);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// MPER_AGREE (percent) of the groups of `ids` kept by the paper-sized draw with `seed`, from
+/// transformers' MDIFF of `model` in the fixture: an original agrees when every paraphrase it
+/// keeps has its sign.
+fn drawn_mper_agree(fixture: &Value, model: &str, ids: &[&str], seed: u64) -> f64 {
+    use bias_robust::paraphrase::{crows_pairs_first100, draw_paper_group_sizes, Table1Reading};
+    let drawn = draw_paper_group_sizes(
+        &crows_pairs_first100(),
+        Table1Reading::IncludesOriginals,
+        seed,
+    )
+    .unwrap();
+    let mdiff = |id: &str| fixture["models"][model]["mdiff"][id].as_f64().unwrap();
+    let mut groups: BTreeMap<&str, bool> = BTreeMap::new();
+    for p in drawn.iter().filter(|p| ids.contains(&p.id.as_str())) {
+        let g = p.group_id.as_deref().unwrap();
+        let agrees = (mdiff(&p.id) > 0.0) == (mdiff(g) > 0.0);
+        let e = groups.entry(g).or_insert(true);
+        *e = *e && agrees;
+    }
+    assert_eq!(groups.len(), 6, "the six groups within 30 pairs");
+    100.0 * groups.values().filter(|a| **a).count() as f64 / groups.len() as f64
+}
+
+/// `--paraphrase-group-sizes paper --paraphrase-seed 3 --paraphrase-draws 5` on the score
+/// tables of the first run: analysis-2.2 counts the draw of seed 3, analysis-2.2-group-sizes
+/// gives the mean of seeds 3 to 7 beside every paraphrase; a reading the set cannot meet exits
+/// with its reason.
+fn paper_group_sizes(dir: &Path, fixture: &Value, ids: &[&str]) {
+    let out = dir.join("paraphrase-paper");
+    let output = Command::new(env!("CARGO_BIN_EXE_bias"))
+        .current_dir(root())
+        .args(["reproduce", "paraphrase", "--models"])
+        .args(["fixtures/models/bert", "fixtures/models/roberta"])
+        .args(["--max-pairs", "30", "--data-dir", "data", "--device", "cpu"])
+        .args([
+            "--paraphrase-group-sizes",
+            "paper",
+            "--paraphrase-seed",
+            "3",
+        ])
+        .args(["--paraphrase-draws", "5", "--out"])
+        .arg(&out)
+        .arg("--scores")
+        .arg(dir.join("scores"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for model in ["bert", "roberta"] {
+        let a = rows(&out, "analysis-2.2");
+        let all = a
+            .iter()
+            .find(|r| r["source"] == "here" && r["model"] == model && r["bias type"] == "all")
+            .unwrap();
+        assert_eq!(all["group sizes"], "paper (includes-originals) seed 3");
+        assert_abs_diff_eq!(
+            all["MPER_AGREE %"].as_f64().unwrap(),
+            drawn_mper_agree(fixture, model, ids, 3),
+            epsilon = 1e-9
+        );
+        let g = rows(&out, "analysis-2.2-group-sizes");
+        let find = |sizes: &str| {
+            g.iter()
+                .find(|r| {
+                    r["model"] == model && r["bias type"] == "all" && r["group sizes"] == sizes
+                })
+                .unwrap()
+                .clone()
+        };
+        let per_seed: Vec<f64> = (3..8)
+            .map(|s| drawn_mper_agree(fixture, model, ids, s))
+            .collect();
+        let drawn = find("paper (includes-originals)");
+        assert_eq!(drawn["draws"], 5);
+        assert_abs_diff_eq!(
+            drawn["MPER_AGREE %"].as_f64().unwrap(),
+            per_seed.iter().sum::<f64>() / 5.0,
+            epsilon = 1e-9
+        );
+        let o = &fixture["models"][model]["overall"];
+        let full = o["agreeing_groups"].as_f64().unwrap() / o["groups"].as_f64().unwrap();
+        assert_abs_diff_eq!(
+            find("all")["MPER_AGREE %"].as_f64().unwrap(),
+            100.0 * full,
+            epsilon = 1e-9
+        );
+    }
+
+    let output = Command::new(env!("CARGO_BIN_EXE_bias"))
+        .current_dir(root())
+        .args([
+            "reproduce",
+            "paraphrase",
+            "--models",
+            "fixtures/models/bert",
+        ])
+        .args(["--max-pairs", "30", "--data-dir", "data", "--device", "cpu"])
+        .args(["--paraphrase-reading", "paraphrases-only", "--out"])
+        .arg(dir.join("paraphrase-only"))
+        .arg("--scores")
+        .arg(dir.join("scores"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("bias type gender") && err.contains("109") && err.contains("100"),
+        "{err}"
+    );
 }

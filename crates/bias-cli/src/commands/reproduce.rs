@@ -8,9 +8,7 @@ use std::path::PathBuf;
 use bias_core::{ScoringConventions, StudyModel};
 use bias_metrics::JssVariant;
 use bias_plm::{ScoringOptions, StudiedLm};
-use bias_robust::reproduce::{
-    reproduce, reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study,
-};
+use bias_robust::reproduce::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
 use bias_robust::RobustnessOptions;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -19,6 +17,7 @@ use crate::commands::measure::JssArg;
 use crate::error::CliError;
 
 mod kaneko2023;
+mod paraphrase;
 mod schroeder2024;
 use crate::model_args::{CpsRoundArg, DeviceArgs, SssArg};
 
@@ -76,6 +75,8 @@ pub struct ReproduceArgs {
     pub kaneko2023: kaneko2023::Kaneko2023Args,
     #[command(flatten)]
     pub schroeder2024: schroeder2024::Schroeder2024Args,
+    #[command(flatten)]
+    pub paraphrase: paraphrase::ParaphraseArgs,
     #[command(flatten)]
     pub device: DeviceArgs,
 }
@@ -163,12 +164,16 @@ pub fn run(args: &ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
             &mut repro,
             &args.schroeder2024.options()?,
         ),
+        Paper::Paraphrase => bias_robust::reproduce::reproduce_paraphrase(
+            &mut study,
+            &mut repro,
+            &args.paraphrase.options(),
+        ),
         Paper::Kaneko2022 => bias_robust::reproduce::reproduce_kaneko2022(
             &mut study,
             &mut repro,
             args.kaneko2022.options(),
         ),
-        paper => reproduce(paper, &mut study, &mut repro),
     };
     // The index lists what was written even when a later table failed.
     let artifacts = repro.finish()?;

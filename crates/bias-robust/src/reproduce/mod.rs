@@ -40,6 +40,7 @@ pub use kaneko2023::{
 };
 pub use liu2024::{reproduce_liu2024, Liu2024Options, MIN_MODELS_MI, MIN_MODELS_PEARSON};
 pub use output::{Artifact, Cell, Reproduction, Scope, Status, Table};
+pub use paraphrase::{reproduce_paraphrase, Paraphrase2022Options};
 pub use schroeder2024::{
     pairwise_accuracy, reproduce_with as reproduce_schroeder2024_with, sd_selection, type_scores,
     SampleScores, SchroederOptions, TypeScores, CPS_SCORER,

@@ -2,68 +2,104 @@
 //! study on log-likelihood MLM scoring … sensitive to the choice of contextual words"): Table 1
 //! (pairs per bias type), Table 2 (MDIFF of the "attacked / assaulted / ambushed" example per
 //! model), Figure 1 (an original and its paraphrases), Figures 2–4 (MAGREEMENT counts per model
-//! and per bias type, MDIFF per sample) and the numbers §2.2 reads off them (`analysis-2.2`).
+//! and per bias type, MDIFF per sample) and the numbers §2.2 reads off them (`analysis-2.2`);
+//! beside them the group sizes (`analysis-2.1-group-sizes`: what Table 1's 383 implies per
+//! original) and MPER_AGREE with the set's group sizes and the paper's
+//! (`analysis-2.2-group-sizes`).
 //!
 //! Every model of the study scores the shipped paraphrase set
 //! ([`crate::paraphrase::crows_pairs_first100`], [`DataSet::Paraphrases`]) once; MDIFF is taken
 //! from the paper's scorer, CPS (Nangia et al. 2020; [`crate::paraphrase::paper_scorer`]: PLL,
-//! or a causal LM's `ll-sum`, where a model has no CPS).
+//! or a causal LM's `ll-sum`, where a model has no CPS). The paper-sized draws
+//! ([`crate::paraphrase::draw_paper_group_sizes`]) select rows of those score tables: nothing is
+//! scored twice. The paper's printed numbers ([`crate::paraphrase::paper`]) are shown in rows
+//! whose `source` is `paper`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use bias_core::{BiasType, ScoreRow, ScoreTable, SentencePair};
 
 use super::{Cell, DataSet, Reproduction, Status, Study, Table};
-use crate::paraphrase::{crows_pairs_first100, draw_paper_figures, paper_scorer, PAPER_SCORERS};
-use crate::{paraphrase_agreement, ParaphraseOptions, ParaphraseReport, RobustError};
+use crate::paraphrase::{
+    crows_pairs_first100, draw_paper_figures, draw_paper_group_sizes, paper, paper_scorer,
+    GroupSizes, Table1Reading, PAPER_SCORERS,
+};
+use crate::{
+    paraphrase_agreement, AgreementSummary, ParaphraseOptions, ParaphraseReport, RobustError,
+};
 
-/// The paper's Table 1: paraphrased pairs per bias type (its labels, its counts) and the
-/// CrowS-Pairs label of each type.
-const TABLE_1: [(&str, BiasType, usize); 9] = [
-    ("Race", BiasType::RaceColor, 106),
-    ("Gender", BiasType::Gender, 109),
-    ("Sexual Orientation", BiasType::SexualOrientation, 11),
-    ("Religion", BiasType::Religion, 10),
-    ("Age", BiasType::Age, 6),
-    ("Nationality", BiasType::Nationality, 32),
-    ("Disability", BiasType::Disability, 41),
-    ("Physical appearance", BiasType::PhysicalAppearance, 30),
-    ("Socioeconomic status", BiasType::Socioeconomic, 38),
-];
+/// Options of the paraphrase reproduction ([`reproduce_paraphrase`], Kwon &
+/// Mihindukulasooriya 2022); [`Default`] counts every paraphrase of the shipped set in Figures
+/// 2–4 and `analysis-2.2`, and sets beside it 100 seeded paper-sized draws under the reading
+/// "Table 1's 383 include the 100 originals".
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paraphrase2022Options {
+    /// The group sizes of Figures 2–4 and `analysis-2.2`: every paraphrase ([`GroupSizes::All`],
+    /// default) or the paper-sized draw with [`Paraphrase2022Options::seed`]
+    /// ([`GroupSizes::Paper`]). `analysis-2.2-group-sizes` reports both either way.
+    pub group_sizes: GroupSizes,
+    /// How Table 1's 383 samples are read for the paper-sized draw (§2.1; default
+    /// [`Table1Reading::IncludesOriginals`], the only reading the shipped set can meet:
+    /// [`Table1Reading::ParaphrasesOnly`] needs 109 gender paraphrases of its 100, and fails).
+    pub reading: Table1Reading,
+    /// The seed of the paper-sized draw (default 0); the draws of `analysis-2.2-group-sizes`
+    /// use `seed`, `seed + 1`, … `seed + draws − 1`.
+    pub seed: u64,
+    /// How many seeded draws the mean and spread of the paper-sized MPER_AGREE are taken over
+    /// (default 100; at least 1).
+    pub draws: usize,
+}
+
+impl Default for Paraphrase2022Options {
+    fn default() -> Self {
+        Paraphrase2022Options {
+            group_sizes: GroupSizes::All,
+            reading: Table1Reading::IncludesOriginals,
+            seed: 0,
+            draws: 100,
+        }
+    }
+}
 
 /// Table 2's pairs: CrowS-Pairs row 3 ("… a black / white man had attacked her …") and its
-/// paraphrases with "assaulted" and "ambushed", the paper's sentences word for word.
-const TABLE_2: [(&str, &str); 3] = [
-    ("attacked", "3"),
-    ("assaulted", "3-p1"),
-    ("ambushed", "3-p2"),
-];
-
-/// The paper's Table 2 (MDIFF per model), for the notes.
-const TABLE_2_PAPER: [(&str, [f64; 3]); 5] = [
-    ("ALBERT-XXL-v2", [0.0177, 0.0609, -0.1344]),
-    ("BERT-base", [-0.0242, 0.0145, -0.0671]),
-    ("DistilBERT-base", [-0.0436, -0.0155, -0.0521]),
-    ("MPNet-base", [0.0096, 0.0412, 0.0207]),
-    ("RoBERTa-large", [-0.0242, 0.0146, -0.0671]),
-];
+/// paraphrases with "assaulted" and "ambushed", the paper's sentences word for word (in the
+/// order of [`paper::TABLE_2_WORDS`]).
+const TABLE_2_IDS: [&str; 3] = ["3", "3-p1", "3-p2"];
 
 /// Figure 1's example: CrowS-Pairs row 29 ("… was bad at saving money …").
 const FIGURE_1_GROUP: &str = "29";
 
 /// Why the paraphrases are a substitute.
 const REBUILT: &str =
-    "the paraphrases are this crate's rebuild of the paper's set on its protocol \
-     (§2.1; the paper's paraphrases are not distributed): the same 100 CrowS-Pairs originals, 374 \
-     paraphrases against the paper's 383 (gender 100 against 109, every other type equal)";
+    "a substitute for the paper's paraphrases, which are not distributed: generated by a \
+     language model on the paper's protocol (§2.1), not reviewed by a person; the same 100 \
+     CrowS-Pairs originals, 374 paraphrases against Table 1's 383 samples (gender 100 against \
+     109, every other type equal)";
 
-/// One model's report on the paraphrase set.
+/// `source` of a row measured here, and of a row transcribed from the paper.
+const HERE: &str = "here";
+const PAPER: &str = "paper";
+
+/// One model's reports on the paraphrase set.
 struct ModelReport {
     model: String,
     scorer: String,
-    report: ParaphraseReport,
+    /// Every paraphrase (Table 2 reads its pairs from here).
+    full: ParaphraseReport,
+    /// The paper-sized draws, seed `options.seed + k` at `k`.
+    drawn: Vec<ParaphraseReport>,
     /// Rows left out because their group lacked the original or every paraphrase.
     dropped: Vec<String>,
+}
+
+impl ModelReport {
+    /// The report of Figures 2–4 and `analysis-2.2`.
+    fn main(&self, group_sizes: GroupSizes) -> &ParaphraseReport {
+        match group_sizes {
+            GroupSizes::All => &self.full,
+            GroupSizes::Paper => &self.drawn[0],
+        }
+    }
 }
 
 /// The rows of `table` whose group has its original and at least one paraphrase (a pair the
@@ -92,6 +128,18 @@ fn complete_groups(table: &ScoreTable) -> (ScoreTable, Vec<String>) {
     )
 }
 
+/// The rows of `table` whose pair is in `keep`.
+fn select(table: &ScoreTable, keep: &HashSet<String>) -> ScoreTable {
+    ScoreTable::new(
+        table
+            .rows()
+            .iter()
+            .filter(|r| keep.contains(&r.pair_id))
+            .cloned()
+            .collect(),
+    )
+}
+
 fn max_pairs_note(study: &Study<'_>) -> Option<String> {
     study.max_pairs().map(|n| {
         format!(
@@ -101,16 +149,60 @@ fn max_pairs_note(study: &Study<'_>) -> Option<String> {
     })
 }
 
-/// Writes the paper's tables and figures into `out`.
+/// The paper-sized draws of `set`, as the ids each keeps: seeds `seed`, `seed + 1`, ….
+fn paper_draws(
+    set: &[SentencePair],
+    options: &Paraphrase2022Options,
+) -> Result<Vec<Vec<SentencePair>>, RobustError> {
+    if options.draws == 0 {
+        return Err(RobustError::InvalidParameter {
+            name: "paraphrase draws".into(),
+            value: "0".into(),
+            expected: "at least 1 seeded paper-sized draw".into(),
+        });
+    }
+    (0..options.draws as u64)
+        .map(|k| draw_paper_group_sizes(set, options.reading, options.seed.wrapping_add(k)))
+        .collect()
+}
+
+/// Writes the paper's tables and figures with the default options.
 pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
+    reproduce_paraphrase(study, out, &Paraphrase2022Options::default())
+}
+
+/// Writes every table and figure of Kwon & Mihindukulasooriya (2022) into `out`, over the models
+/// of `study` (see the module documentation), with `options`: Tables 1–2, Figures 1–4,
+/// `analysis-2.2`, and the group sizes (`analysis-2.1-group-sizes`,
+/// `analysis-2.2-group-sizes`: MPER_AGREE with every paraphrase and with the paper-sized draws,
+/// their mean, standard deviation, least and greatest over `options.draws` seeds).
+///
+/// # Errors
+/// [`RobustError::InvalidParameter`] for `options.draws` = 0 or a [`Table1Reading`] the shipped
+/// set cannot meet (a bias type with fewer paraphrases than the reading needs); those of
+/// [`crate::paraphrase_agreement`]; [`RobustError::Data`] / [`RobustError::Model`] when a model
+/// fails; [`RobustError::Io`] / [`RobustError::Draw`] when a file cannot be written.
+pub fn reproduce_paraphrase(
+    study: &mut Study<'_>,
+    out: &mut Reproduction,
+    options: &Paraphrase2022Options,
+) -> Result<(), RobustError> {
+    out.set_study(study);
     let quick = max_pairs_note(study);
-    // Table 1 and Figure 1 describe the data set: always the whole shipped set.
+    // Table 1, Figure 1 and the group sizes describe the data set: always the whole shipped set.
     let set = crows_pairs_first100();
+    let draws = paper_draws(&set, options)?;
     table_1(&set, out)?;
+    group_sizes_table(&set, &draws[0], options, out)?;
     figure_1(&set, out)?;
+    let kept: Vec<HashSet<String>> = draws
+        .iter()
+        .map(|d| d.iter().map(|p| p.id.clone()).collect())
+        .collect();
 
     let mut reports = Vec::new();
     let mut skipped = Vec::new();
+    let paraphrase_options = ParaphraseOptions::default();
     for i in 0..study.len() {
         let model = study.model_names()[i].clone();
         let table = study.scores(i, DataSet::Paraphrases)?;
@@ -127,11 +219,18 @@ pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result
             skipped.push(format!("{model} ({scorer} scored no complete group)"));
             continue;
         }
-        let report = paraphrase_agreement(&table, &ParaphraseOptions::default())?;
+        let full = paraphrase_agreement(&table, &paraphrase_options)?;
+        let drawn = kept
+            .iter()
+            .map(|k| {
+                paraphrase_agreement(&complete_groups(&select(&table, k)).0, &paraphrase_options)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         reports.push(ModelReport {
             model,
             scorer,
-            report,
+            full,
+            drawn,
             dropped,
         });
     }
@@ -178,17 +277,23 @@ pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result
         for (id, title) in FIGURES {
             out.out_of_reach(id, title, why.clone());
         }
-        out.out_of_reach("analysis-2.2", ANALYSIS_TITLE, why);
+        out.out_of_reach("analysis-2.2", ANALYSIS_TITLE, why.clone());
+        out.out_of_reach("analysis-2.2-group-sizes", GROUP_SIZES_MPER_TITLE, why);
         return Ok(());
     }
-    analysis(&reports, &notes, out)?;
+    analysis(&reports, &notes, options, out)?;
+    group_sizes_mper_agree(&reports, &notes, options, out)?;
     let labelled: Vec<(&str, &ParaphraseReport)> = reports
         .iter()
-        .map(|m| (m.model.as_str(), &m.report))
+        .map(|m| (m.model.as_str(), m.main(options.group_sizes)))
         .collect();
     draw_paper_figures(&labelled, out.dir(), "")?;
+    let status = match options.group_sizes {
+        GroupSizes::All => REBUILT.to_owned(),
+        GroupSizes::Paper => format!("{REBUILT}; {}", paper_sized_label(options)),
+    };
     for (id, title) in FIGURES {
-        out.figure(id, title, Status::Substitute(REBUILT.into()));
+        out.figure(id, title, Status::Substitute(status.clone()));
     }
     Ok(())
 }
@@ -211,7 +316,19 @@ const FIGURES: [(&str, &str); 3] = [
 const ANALYSIS_TITLE: &str =
     "MPER_AGREE per model, overall and per bias type (the numbers §2.2 reads off Figures 2–4)";
 
-fn table_1(pairs: &[SentencePair], out: &mut Reproduction) -> Result<(), RobustError> {
+const GROUP_SIZES_TITLE: &str =
+    "Paraphrases per original: this set, the two readings of Table 1's 383, the paper-sized draw";
+
+const GROUP_SIZES_MPER_TITLE: &str =
+    "MPER_AGREE with every paraphrase and with the paper's group sizes (seeded draws)";
+
+/// The `group sizes` cell of a paper-sized row, e.g. `paper (includes-originals)`.
+fn paper_sized_label(options: &Paraphrase2022Options) -> String {
+    format!("paper ({})", options.reading)
+}
+
+/// Originals and paraphrases per bias type of `pairs`.
+fn counts(pairs: &[SentencePair]) -> (BTreeMap<BiasType, usize>, BTreeMap<BiasType, usize>) {
     let mut originals: BTreeMap<BiasType, usize> = BTreeMap::new();
     let mut paraphrases: BTreeMap<BiasType, usize> = BTreeMap::new();
     for p in pairs {
@@ -222,6 +339,20 @@ fn table_1(pairs: &[SentencePair], out: &mut Reproduction) -> Result<(), RobustE
             paraphrases.entry(p.bias_type.clone()).or_default()
         } += 1;
     }
+    (originals, paraphrases)
+}
+
+/// `a / b`, or no value when `b` is 0.
+fn ratio(a: usize, b: usize, decimals: usize) -> Cell {
+    if b == 0 {
+        Cell::Missing
+    } else {
+        Cell::num(a as f64 / b as f64, decimals)
+    }
+}
+
+fn table_1(pairs: &[SentencePair], out: &mut Reproduction) -> Result<(), RobustError> {
+    let (originals, paraphrases) = counts(pairs);
     let mut t = Table::new(&[
         "bias type",
         "CrowS-Pairs label",
@@ -230,7 +361,7 @@ fn table_1(pairs: &[SentencePair], out: &mut Reproduction) -> Result<(), RobustE
         "sentence pairs (paper)",
     ]);
     let (mut o_total, mut p_total, mut paper_total) = (0, 0, 0);
-    for (label, ty, paper) in TABLE_1 {
+    for (label, ty, paper) in paper::TABLE_1 {
         let (o, p) = (
             originals.get(&ty).copied().unwrap_or(0),
             paraphrases.get(&ty).copied().unwrap_or(0),
@@ -254,13 +385,106 @@ fn table_1(pairs: &[SentencePair], out: &mut Reproduction) -> Result<(), RobustE
         paper_total.into(),
     ]);
     t.note(
-        "The paper's \"sentence pairs\" count the paraphrases (383 = 3 to 5 per original; with \
-         the 100 originals there would be fewer than 3 per pair). Gender cannot match: rows 0–99 \
-         of CrowS-Pairs hold 20 gender pairs, and 5 paraphrases each give 100, not 109.",
+        "The paper does not say whether its 383 \"sentence pairs\" include the 100 originals; \
+         analysis-2.1-group-sizes works out both readings. Gender cannot match as paraphrases: \
+         rows 0–99 of CrowS-Pairs hold 20 gender pairs, and 5 paraphrases each (§2.1's most) \
+         give 100, not 109.",
     );
-    out.table(
+    out.data_table(
         "table-1",
         "Pairs per bias type of the paraphrased subset of CrowS-Pairs",
+        Status::Substitute(REBUILT.into()),
+        &t,
+    )
+}
+
+/// `analysis-2.1-group-sizes`: per bias type, the originals and paraphrases here, Table 1's
+/// count, what each reading of it implies per original, and what the paper-sized draw kept.
+fn group_sizes_table(
+    set: &[SentencePair],
+    drawn: &[SentencePair],
+    options: &Paraphrase2022Options,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
+    let (originals, paraphrases) = counts(set);
+    let (_, kept) = counts(drawn);
+    let mut t = Table::new(&[
+        "bias type",
+        "CrowS-Pairs label",
+        "originals (here)",
+        "paraphrases (here)",
+        "per original (here)",
+        "samples (paper, Table 1)",
+        "per original if 383 are paraphrases",
+        "paraphrases if 383 include the originals",
+        "per original if 383 include the originals",
+        "paraphrases kept (paper-sized draw)",
+        "per original (paper-sized draw)",
+    ]);
+    let mut total = [0usize; 5];
+    for (label, ty, paper) in paper::TABLE_1 {
+        let o = originals.get(&ty).copied().unwrap_or(0);
+        let p = paraphrases.get(&ty).copied().unwrap_or(0);
+        let k = kept.get(&ty).copied().unwrap_or(0);
+        let with = Table1Reading::IncludesOriginals.paraphrases(paper, o);
+        for (acc, v) in total.iter_mut().zip([o, p, paper, with.unwrap_or(0), k]) {
+            *acc += v;
+        }
+        t.row(vec![
+            label.into(),
+            ty.as_str().into(),
+            o.into(),
+            p.into(),
+            ratio(p, o, 2),
+            paper.into(),
+            ratio(paper, o, 2),
+            with.map_or(Cell::Missing, Cell::from),
+            with.map_or(Cell::Missing, |w| ratio(w, o, 2)),
+            k.into(),
+            ratio(k, o, 2),
+        ]);
+    }
+    let [o, p, paper, with, k] = total;
+    t.row(vec![
+        "Total".into(),
+        Cell::Missing,
+        o.into(),
+        p.into(),
+        ratio(p, o, 2),
+        paper.into(),
+        ratio(paper, o, 2),
+        with.into(),
+        ratio(with, o, 2),
+        k.into(),
+        ratio(k, o, 2),
+    ]);
+    t.note(format!(
+        "§2.1: {} to {} paraphrases per original, {} samples in all (Table 1). Read as \
+         paraphrases, every type here but gender lies within 3 to 5 per original and the set's \
+         own counts are Table 1's (gender 100 against 109, which would be 5.45 per original, \
+         above 5); read as including the originals (283 paraphrases, 2.83 per original), every \
+         type but gender and physical appearance falls below 3. No reading fits every printed \
+         number: Figure 3's gender MPER_AGREE of 38, 43, 43, 67 and 71 % (§2.2) are 8, 9, 9, 14 \
+         and 15 of 21 originals — 21 is the smallest count that gives all of them, and the 20 \
+         gender pairs of rows 0–99 give only multiples of 5 % — and 109 gender samples over 21 \
+         originals are 5.19 paraphrases each (above 5) if all are paraphrases, 88 / 21 = 4.19 \
+         if they include the originals. Per original here uses this set's originals per type.",
+        paper::PARAPHRASES_PER_ORIGINAL.0,
+        paper::PARAPHRASES_PER_ORIGINAL.1,
+        paper::SAMPLES,
+    ));
+    t.note(format!(
+        "The paper-sized draw (seed {}; analysis-2.2-group-sizes takes {} seeds) keeps every \
+         original and, per bias type, the paraphrases Table 1 implies when read as: {}. They \
+         are spread over the type's originals as evenly as their paraphrases allow (sizes differ \
+         by at most one), each original's kept paraphrases a uniform random subset of its own.",
+        options.seed,
+        options.draws,
+        options.reading.describe(),
+    ));
+    out.data_table(
+        "analysis-2.1-group-sizes",
+        GROUP_SIZES_TITLE,
         Status::Substitute(REBUILT.into()),
         &t,
     )
@@ -289,7 +513,7 @@ fn figure_1(set: &[SentencePair], out: &mut Reproduction) -> Result<(), RobustEr
          shipped set, which holds the paper's two paraphrases (\"bad at cutting expenditure\", \
          \"bad at pinching pennies\") and three more.",
     );
-    out.table(
+    out.data_table(
         "figure-1",
         title,
         Status::Substitute(format!(
@@ -306,12 +530,18 @@ fn table_2(
 ) -> Result<(), RobustError> {
     let title =
         "MDIFF of \"… a black / white man had attacked / assaulted / ambushed her …\" per model";
-    let mut t = Table::new(&["model", "scorer", "attacked", "assaulted", "ambushed"]);
+    let mut columns = vec!["source", "model", "scorer"];
+    columns.extend(paper::TABLE_2_WORDS);
+    let mut t = Table::new(&columns);
     let mut missing = Vec::new();
     for m in reports {
-        let mut row = vec![m.model.as_str().into(), m.scorer.as_str().into()];
-        for (_, id) in TABLE_2 {
-            match m.report.pairs.iter().find(|p| p.pair_id == id) {
+        let mut row = vec![
+            HERE.into(),
+            m.model.as_str().into(),
+            m.scorer.as_str().into(),
+        ];
+        for id in TABLE_2_IDS {
+            match m.full.pairs.iter().find(|p| p.pair_id == id) {
                 Some(p) => row.push(Cell::num(p.mdiff, 4)),
                 None => {
                     missing.push(format!("{} {id}", m.model));
@@ -321,7 +551,7 @@ fn table_2(
         }
         t.row(row);
     }
-    if reports.is_empty() || missing.len() == reports.len() * TABLE_2.len() {
+    if reports.is_empty() || missing.len() == reports.len() * TABLE_2_IDS.len() {
         out.out_of_reach(
             "table-2",
             title,
@@ -331,58 +561,100 @@ fn table_2(
         );
         return Ok(());
     }
+    for (model, values) in paper::TABLE_2 {
+        let mut row = vec![PAPER.into(), model.into(), "CPS".into()];
+        row.extend(values.iter().map(|&v| Cell::num(v, 4)));
+        t.row(row);
+    }
     for n in notes {
         t.note(n.clone());
     }
     if !missing.is_empty() {
         t.note(format!("Not scored: {}.", missing.join(", ")));
     }
-    t.note(format!(
-        "The paper's Table 2: {}. (Its BERT-base and RoBERTa-large rows are equal but for one \
-         digit.)",
-        TABLE_2_PAPER
-            .iter()
-            .map(|(m, v)| format!("{m} {} / {} / {}", v[0], v[1], v[2]))
-            .collect::<Vec<_>>()
-            .join("; ")
-    ));
+    t.note(
+        "Rows with source \"paper\" are the paper's Table 2 (its five models; its BERT-base and \
+         RoBERTa-large rows are printed equal but for one digit).",
+    );
     out.table("table-2", title, Status::Reproduced, &t)
 }
+
+/// The paper's printed MPER_AGREE (percent) as (model, bias type, value): §2.2's overall values
+/// and its gender values of Figure 3.
+fn paper_mper_agree() -> Vec<(&'static str, &'static str, f64)> {
+    paper::MPER_AGREE_OVERALL
+        .iter()
+        .map(|&(m, v)| (m, "all", v))
+        .chain(
+            paper::MPER_AGREE_GENDER
+                .iter()
+                .map(|&(m, v)| (m, BiasType::Gender.as_str(), v)),
+        )
+        .collect()
+}
+
+const PAPER_MPER_NOTE: &str =
+    "Rows with source \"paper\" are the numbers §2.2 prints (on CPS, the paper's group sizes): \
+     MPER_AGREE below 80 % for every model, 75 % for DistilBERT-base and 57 % for MPNet-base; \
+     on gender (Figure 3) 38 % (ALBERT-XXL-v2), 43 % (MPNet-base), 43 % (RoBERTa-large), 67 % \
+     (BERT-base), 71 % (DistilBERT-base); the other values are only drawn. Most MDIFF lie \
+     within ±0.25.";
 
 fn analysis(
     reports: &[ModelReport],
     notes: &[String],
+    options: &Paraphrase2022Options,
     out: &mut Reproduction,
 ) -> Result<(), RobustError> {
     let mut t = Table::new(&[
+        "source",
         "model",
         "scorer",
         "bias type",
+        "group sizes",
         "originals",
+        "paraphrases",
         "MAGREEMENT = 1",
         "MPER_AGREE %",
         "paraphrases agreeing %",
         "near ties %",
     ]);
+    let sizes = match options.group_sizes {
+        GroupSizes::All => "all".to_owned(),
+        GroupSizes::Paper => format!("{} seed {}", paper_sized_label(options), options.seed),
+    };
     for m in reports {
-        let rows = std::iter::once(("all".to_owned(), &m.report.overall)).chain(
-            m.report
-                .by_type
-                .iter()
-                .map(|(ty, s)| (ty.as_str().to_owned(), s)),
-        );
-        for (ty, s) in rows {
+        let report = m.main(options.group_sizes);
+        for (ty, s) in summaries(report) {
             t.row(vec![
+                HERE.into(),
                 m.model.as_str().into(),
                 m.scorer.as_str().into(),
                 ty.into(),
+                sizes.as_str().into(),
                 s.groups.into(),
+                s.paraphrases.into(),
                 s.agreeing_groups.into(),
                 Cell::num(100.0 * s.mper_agree, 1),
                 Cell::num(100.0 * s.paraphrase_agree, 1),
                 Cell::num(100.0 * s.near_tie_share, 1),
             ]);
         }
+    }
+    for (model, ty, v) in paper_mper_agree() {
+        t.row(vec![
+            PAPER.into(),
+            model.into(),
+            "CPS".into(),
+            ty.into(),
+            PAPER.into(),
+            Cell::Missing,
+            Cell::Missing,
+            Cell::Missing,
+            Cell::num(v, 1),
+            Cell::Missing,
+            Cell::Missing,
+        ]);
     }
     for n in notes {
         t.note(n.clone());
@@ -391,17 +663,163 @@ fn analysis(
         "MPER_AGREE is the share of originals whose paraphrases all share the original's MBIAS \
          (MAGREEMENT = 1, the paper's Figures 2–3); \"paraphrases agreeing\" is the share of \
          single paraphrases that do. Near ties: |MDIFF| < 0.25 on the sum scale, over originals \
-         and paraphrases (§3).",
+         and paraphrases (§3). MPER_AGREE falls as groups grow; analysis-2.2-group-sizes sets \
+         it beside its value with the paper's group sizes.",
     );
-    t.note(
-        "The paper (§2.2, five models): MPER_AGREE below 80 % for every model, 75 % for \
-         DistilBERT-base and 57 % for MPNet-base; on gender 38 % (ALBERT-XXL-v2), 43 % \
-         (MPNet-base), 43 % (RoBERTa-large), 67 % (BERT-base), 71 % (DistilBERT-base); most \
-         MDIFF within ±0.25.",
-    );
+    t.note(PAPER_MPER_NOTE);
     out.table(
         "analysis-2.2",
         ANALYSIS_TITLE,
+        Status::Substitute(REBUILT.into()),
+        &t,
+    )
+}
+
+/// "all" and each bias type of `report`, with its summary.
+fn summaries(report: &ParaphraseReport) -> Vec<(String, &AgreementSummary)> {
+    std::iter::once(("all".to_owned(), &report.overall))
+        .chain(
+            report
+                .by_type
+                .iter()
+                .map(|(ty, s)| (ty.as_str().to_owned(), s)),
+        )
+        .collect()
+}
+
+/// Mean, sample standard deviation (`None` for one value), least and greatest of `values`
+/// (never empty: at least one draw).
+fn spread(values: &[f64]) -> (f64, Option<f64>, f64, f64) {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let sd = (values.len() > 1)
+        .then(|| (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt());
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (mean, sd, min, max)
+}
+
+/// `analysis-2.2-group-sizes`: per model and bias type, MPER_AGREE with every paraphrase and
+/// over the paper-sized draws (mean, SD, least, greatest), and the paper's printed values.
+fn group_sizes_mper_agree(
+    reports: &[ModelReport],
+    notes: &[String],
+    options: &Paraphrase2022Options,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
+    let mut t = Table::new(&[
+        "source",
+        "model",
+        "scorer",
+        "bias type",
+        "group sizes",
+        "draws",
+        "originals",
+        "paraphrases",
+        "paraphrases per original",
+        "MPER_AGREE %",
+        "MPER_AGREE % SD",
+        "MPER_AGREE % min",
+        "MPER_AGREE % max",
+    ]);
+    let sized = paper_sized_label(options);
+    for m in reports {
+        for (ty, s) in summaries(&m.full) {
+            t.row(vec![
+                HERE.into(),
+                m.model.as_str().into(),
+                m.scorer.as_str().into(),
+                ty.as_str().into(),
+                "all".into(),
+                Cell::Missing,
+                s.groups.into(),
+                s.paraphrases.into(),
+                ratio(s.paraphrases, s.groups, 2),
+                Cell::num(100.0 * s.mper_agree, 1),
+                Cell::Missing,
+                Cell::Missing,
+                Cell::Missing,
+            ]);
+            let of_type = |r: &ParaphraseReport| -> Option<AgreementSummary> {
+                if ty == "all" {
+                    Some(r.overall.clone())
+                } else {
+                    r.by_type
+                        .iter()
+                        .find(|(t, _)| t.as_str() == ty)
+                        .map(|(_, s)| s.clone())
+                }
+            };
+            let drawn: Vec<AgreementSummary> = m.drawn.iter().filter_map(of_type).collect();
+            if drawn.is_empty() {
+                continue;
+            }
+            let mper: Vec<f64> = drawn.iter().map(|s| 100.0 * s.mper_agree).collect();
+            let paraphrases: Vec<f64> = drawn.iter().map(|s| s.paraphrases as f64).collect();
+            let groups = drawn.iter().map(|s| s.groups).max().unwrap_or(0);
+            let (mean, sd, min, max) = spread(&mper);
+            let (mean_paraphrases, ..) = spread(&paraphrases);
+            t.row(vec![
+                HERE.into(),
+                m.model.as_str().into(),
+                m.scorer.as_str().into(),
+                ty.as_str().into(),
+                sized.as_str().into(),
+                drawn.len().into(),
+                groups.into(),
+                Cell::num(mean_paraphrases, 1),
+                if groups == 0 {
+                    Cell::Missing
+                } else {
+                    Cell::num(mean_paraphrases / groups as f64, 2)
+                },
+                Cell::num(mean, 1),
+                sd.map_or(Cell::Missing, |v| Cell::num(v, 1)),
+                Cell::num(min, 1),
+                Cell::num(max, 1),
+            ]);
+        }
+    }
+    for (model, ty, v) in paper_mper_agree() {
+        t.row(vec![
+            PAPER.into(),
+            model.into(),
+            "CPS".into(),
+            ty.into(),
+            PAPER.into(),
+            Cell::Missing,
+            if ty == "all" {
+                paper::ORIGINALS.into()
+            } else {
+                Cell::Missing
+            },
+            Cell::Missing,
+            Cell::Missing,
+            Cell::num(v, 1),
+            Cell::Missing,
+            Cell::Missing,
+            Cell::Missing,
+        ]);
+    }
+    for n in notes {
+        t.note(n.clone());
+    }
+    t.note(format!(
+        "Group sizes \"all\": every paraphrase of the set (3.74 per original on the whole set). \
+         \"{sized}\": the paper-sized draws (Table 1 read as: {}; see analysis-2.1-group-sizes), \
+         seeds {} to {}; \
+         MPER_AGREE % is their mean, with the sample standard deviation, least and greatest \
+         over the draws; \"paraphrases\" is the mean kept. An original agrees only if every \
+         paraphrase does, so MPER_AGREE falls as groups grow: the paper-sized row is the one to \
+         set beside the paper's.",
+        options.reading.describe(),
+        options.seed,
+        options.seed.wrapping_add(options.draws as u64 - 1),
+    ));
+    t.note(PAPER_MPER_NOTE);
+    out.table(
+        "analysis-2.2-group-sizes",
+        GROUP_SIZES_MPER_TITLE,
         Status::Substitute(REBUILT.into()),
         &t,
     )
