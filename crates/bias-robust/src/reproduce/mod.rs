@@ -22,6 +22,7 @@ mod kaneko2022;
 mod kaneko2022_tokens;
 mod kaneko2023;
 mod liu2024;
+pub mod liu2024_published;
 mod output;
 mod paraphrase;
 mod schroeder2024;
