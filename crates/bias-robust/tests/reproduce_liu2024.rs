@@ -174,6 +174,40 @@ fn table(dir: &Path, id: &str) -> Vec<Value> {
     v["table"]["rows"].as_array().unwrap().clone()
 }
 
+/// The KSG mutual information (Kraskov et al. 2004, algorithm 1) of 3 points with k = 1, by
+/// hand: each variable divided by its population standard deviation (as scikit-learn's
+/// mutual_info_regression), ε_i the max-norm distance to the nearest other point, n_x / n_y the
+/// other points strictly closer than ε_i in x / y alone; ψ(3) + ψ(1) − ⟨ψ(n_x + 1)⟩ −
+/// ⟨ψ(n_y + 1)⟩ = 3/2 − Σ (H(n_x) + H(n_y)) / 3 with H(0) = 0, H(1) = 1, H(2) = 3/2; at
+/// least 0.
+fn ksg_three_points(x: &[f64], y: &[f64]) -> f64 {
+    let scaled = |v: &[f64]| {
+        let m = v.iter().sum::<f64>() / 3.0;
+        let sd = (v.iter().map(|a| (a - m).powi(2)).sum::<f64>() / 3.0).sqrt();
+        v.iter().map(|a| a / sd).collect::<Vec<_>>()
+    };
+    let (x, y) = (scaled(x), scaled(y));
+    let harmonic = [0.0, 1.0, 1.5];
+    let mut sum = 0.0f64;
+    for i in 0..3 {
+        let others: Vec<usize> = (0..3).filter(|&j| j != i).collect();
+        let eps = others
+            .iter()
+            .map(|&j| (x[j] - x[i]).abs().max((y[j] - y[i]).abs()))
+            .fold(f64::INFINITY, f64::min);
+        let nx = others
+            .iter()
+            .filter(|&&j| (x[j] - x[i]).abs() < eps)
+            .count();
+        let ny = others
+            .iter()
+            .filter(|&&j| (y[j] - y[i]).abs() < eps)
+            .count();
+        sum += harmonic[nx] + harmonic[ny];
+    }
+    (1.5 - sum / 3.0).max(0.0)
+}
+
 /// The score table of data set `set` of `model` (`<set>.csv`, or with a suffix such as
 /// `<set>.first60.csv` for a study limited to the first pairs).
 fn score_file(dir: &Path, model: &str, set: &str) -> PathBuf {
@@ -445,8 +479,8 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     }
     assert!(checked >= 3, "{t3:?}");
 
-    // Figure 4: Pearson's r of AUL and KLS over the three models on CrowS-Pairs, by definition;
-    // no mutual information with three models.
+    // Figure 4: Pearson's r of AUL and KLS over the three models on CrowS-Pairs, by definition,
+    // and their mutual information with the paper's k = 1, by hand.
     let f4 = table(&dir, "figure-4");
     let cp: Vec<&Value> = t2[3..].iter().collect();
     let x: Vec<f64> = cp.iter().map(|r| r["AUL"].as_f64().unwrap()).collect();
@@ -461,8 +495,14 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         .find(|r| r["data set"] == "CP" && r["measure a"] == "AUL" && r["measure b"] == "KLS")
         .unwrap();
     assert_abs_diff_eq!(row["Pearson r"].as_f64().unwrap(), r, epsilon = 1e-9);
-    assert!(row["MI (nats)"].is_null());
+    assert_abs_diff_eq!(
+        row["MI (nats)"].as_f64().unwrap(),
+        ksg_three_points(&x, &y),
+        epsilon = 1e-12
+    );
+    assert_eq!(row["paper MI"].as_f64(), Some(0.5));
     assert_eq!(f4.len(), 12);
+    assert!(f4.iter().all(|r| r["MI (nats)"].is_f64()));
 
     // Figure 5's order table: full-data order of AUL = Table 2's AUL ranks on CP.
     let f5 = table(&dir, "figure-5");
@@ -504,14 +544,57 @@ fn two_models_list_figure_4_as_out_of_reach_with_the_minimum() {
 }
 
 #[test]
-fn four_models_give_mutual_information() {
-    let (dir, index) = run(&[0.0, 0.1, 0.2, 0.5], 40, "four");
-    assert_eq!(statuses(&index)["figure-4"], "reproduced");
+fn four_models_give_mutual_information_with_the_chosen_neighbours() {
+    // The k = 3 of scikit-learn's default runs from 4 models; its MI is the library's
+    // correlate_measures with k = 3 on Table 2's values (the estimator itself is checked
+    // against scikit-learn in tests/liu2024_figure4.rs and bias-metrics).
+    let dir = scratch("four");
+    let mut study = Study::new(
+        models(&[0.0, 0.1, 0.2, 0.5]),
+        data_dir(),
+        dir.join("scores"),
+    )
+    .unwrap()
+    .with_max_pairs(Some(40));
+    let mut out = Reproduction::create(Paper::Liu2024, dir.join("liu2024")).unwrap();
+    let options = Liu2024Options {
+        mi_neighbors: 3,
+        ..quick()
+    };
+    reproduce_liu2024(&mut study, &mut out, &options).unwrap();
+    out.finish().unwrap();
     let f4 = table(&dir, "figure-4");
-    assert!(f4
-        .iter()
-        .all(|r| r["MI (nats)"].as_f64().is_some_and(|v| v >= 0.0)));
     assert!(f4.iter().all(|r| r["models"] == 4));
+    let t2 = table(&dir, "table-2");
+    let cp: Vec<(String, BTreeMap<String, f64>)> = t2
+        .iter()
+        .filter(|r| r["data set"] == "CP (CPS)")
+        .map(|r| {
+            let v = ["AUL", "KLS", "JSS"]
+                .iter()
+                .map(|m| ((*m).to_owned(), r[*m].as_f64().unwrap()))
+                .chain([("CPS".to_owned(), r["SSS / CPS"].as_f64().unwrap())])
+                .collect();
+            (r["model"].as_str().unwrap().to_owned(), v)
+        })
+        .collect();
+    let want = bias_robust::correlate_measures(
+        &cp,
+        &bias_robust::CorrelateOptions {
+            k: 3,
+            standardise: true,
+        },
+    )
+    .unwrap();
+    for p in &want.pairs {
+        let row = f4
+            .iter()
+            .find(|r| r["data set"] == "CP" && r["measure a"] == p.a && r["measure b"] == p.b)
+            .unwrap();
+        assert_eq!(row["MI (nats)"].as_f64(), Some(p.mutual_info), "{row}");
+    }
+    let md = std::fs::read_to_string(dir.join("liu2024/figure-4.md")).unwrap();
+    assert!(md.contains("k = 3 neighbours"), "{md}");
 }
 
 #[test]

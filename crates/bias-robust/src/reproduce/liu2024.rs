@@ -28,6 +28,7 @@ use bias_metrics::{
     Side, SmallTypePolicy,
 };
 
+use super::liu2024_published as published;
 use super::{Cell, DataSet, Reproduction, Status, Study, Table};
 use crate::report::file_part;
 use crate::{
@@ -46,6 +47,14 @@ pub struct Liu2024Options {
     /// averages "multiple sampling experiments" without saying how many: 100 seeded repeats by
     /// default).
     pub robustness: RobustnessOptions,
+    /// Neighbours `k` of the Kraskov–Stögbauer–Grassberger estimator for Figure 4's mutual
+    /// information (Liu et al. 2024, "Correlation Analysis"). Default 1
+    /// ([`published::FIGURE_4_MI_NEIGHBORS`]): scikit-learn's
+    /// `mutual_info_regression(x, y, n_neighbors=1)`, which scales each measure to unit variance
+    /// as done here, gives the paper's 0.50 and 0.17 from its Table 2. The estimator needs more
+    /// models than neighbours (`k + 1`, [`min_models_mi`]): 3 models suffice for k = 1 or 2;
+    /// scikit-learn's default k = 3 needs 4.
+    pub mi_neighbors: usize,
 }
 
 impl Default for Liu2024Options {
@@ -53,6 +62,7 @@ impl Default for Liu2024Options {
         Liu2024Options {
             jss: JssVariant::AuthorsCode,
             robustness: RobustnessOptions::default(),
+            mi_neighbors: published::FIGURE_4_MI_NEIGHBORS,
         }
     }
 }
@@ -169,6 +179,13 @@ pub fn reproduce_liu2024(
     out: &mut Reproduction,
     options: &Liu2024Options,
 ) -> Result<(), RobustError> {
+    if options.mi_neighbors == 0 {
+        return Err(RobustError::InvalidConfig(
+            "liu2024: mi_neighbors (--liu2024-mi-neighbors) is 0; the nearest-neighbour mutual \
+             information of Figure 4 needs at least 1 neighbour (the paper's numbers come from 1)"
+                .to_owned(),
+        ));
+    }
     let names = study.model_names();
     out.set_models(names.clone());
     let dist = distribution_options();
@@ -453,7 +470,7 @@ pub fn reproduce_liu2024(
     )?;
 
     // Figure 4: correlation between the measures over the models.
-    figure_4(out, &models, &measures)?;
+    figure_4(out, &models, &measures, options.mi_neighbors)?;
 
     // Table 4: score groups on CrowS-Pairs (AUL).
     let mut t4 = Table::new(&[
@@ -767,20 +784,37 @@ fn study_note(study: &Study<'_>) -> Option<String> {
 
 /// Models needed for Pearson's r (3: with 2 it is ±1 by construction).
 pub const MIN_MODELS_PEARSON: usize = 3;
-/// Models needed for the mutual information with the KSG estimator's 3 neighbours
-/// (scikit-learn's default, `k + 1`).
+
+/// Models needed for the mutual information with scikit-learn's default of 3 neighbours.
+#[deprecated(
+    since = "0.2.0",
+    note = "the models Figure 4's mutual information needs depend on \
+            Liu2024Options::mi_neighbors (k + 1; 2 with the paper's k = 1): use min_models_mi"
+)]
 pub const MIN_MODELS_MI: usize = 4;
 
-/// Figure 4 and its numbers: per data set, Pearson's r (and, from 4 models, the mutual
-/// information) between SSS/CPS, AUL, KLS and JSS over the models.
+/// Models needed for Figure 4's mutual information with `k` neighbours (Liu et al. 2024,
+/// "Correlation Analysis"): the Kraskov–Stögbauer–Grassberger estimator needs `k + 1`
+/// observations, so the paper's three models suffice for its k = 1
+/// ([`published::FIGURE_4_MI_NEIGHBORS`]).
+pub fn min_models_mi(k: usize) -> usize {
+    k + 1
+}
+
+/// Figure 4 and its numbers: per data set, Pearson's r and, with at least `k + 1` models, the
+/// mutual information with `k` neighbours between SSS/CPS, AUL, KLS and JSS over the models,
+/// beside the values the paper's text prints ([`published::figure_4_pearson`],
+/// [`published::figure_4_mi`]).
 fn figure_4(
     out: &mut Reproduction,
     models: &[String],
     measures: &[[SetMeasures; 2]],
+    k: usize,
 ) -> Result<(), RobustError> {
     let title =
         "Pearson correlations (and mutual information) between the measures over the models";
     let n = models.len();
+    let mi_models = min_models_mi(k);
     if n < MIN_MODELS_PEARSON {
         out.out_of_reach(
             "figure-4",
@@ -788,7 +822,7 @@ fn figure_4(
             format!(
                 "{n} model(s) with AUL scores: Pearson's r over models needs at least \
                  {MIN_MODELS_PEARSON} (with 2 it is ±1 by construction), the mutual information \
-                 (KSG, k = 3) at least {MIN_MODELS_MI}; the paper has 3"
+                 (KSG, k = {k}) at least {mi_models}; the paper has 3"
             ),
         );
         return Ok(());
@@ -801,10 +835,12 @@ fn figure_4(
         "Pearson r",
         "p-value",
         "MI (nats)",
+        "paper r",
+        "paper MI",
     ]);
     let mut problems = Vec::new();
     for spec in &SETS {
-        let k = set_index(spec.set);
+        let set = set_index(spec.set);
         let labels = [spec.prior_label, "AUL", "KLS", "JSS"];
         let rows: Vec<(String, BTreeMap<String, f64>)> = models
             .iter()
@@ -812,14 +848,20 @@ fn figure_4(
             .map(|(model, m)| {
                 let values = labels
                     .iter()
-                    .zip(m[k].values())
+                    .zip(m[set].values())
                     .map(|(l, v)| ((*l).to_owned(), v.value))
                     .collect();
                 (model.clone(), values)
             })
             .collect();
-        let corr = if n >= MIN_MODELS_MI {
-            correlate_measures(&rows, &CorrelateOptions::default())
+        let corr = if n >= mi_models {
+            correlate_measures(
+                &rows,
+                &CorrelateOptions {
+                    k,
+                    standardise: true,
+                },
+            )
         } else {
             correlate_pearson(&rows)
         };
@@ -832,6 +874,7 @@ fn figure_4(
                         .position(|m| *m == p.a)
                         .zip(c.measures.iter().position(|m| *m == p.b))
                         .and_then(|(i, j)| c.mutual_info[i][j]);
+                    let paper = |v: Option<f64>| v.map_or(Cell::Missing, |v| Cell::num(v, 2));
                     t.row(vec![
                         spec.short.into(),
                         p.a.as_str().into(),
@@ -840,6 +883,8 @@ fn figure_4(
                         Cell::num(p.r, 3),
                         Cell::num(p.p_value, 3),
                         mi.map_or(Cell::Missing, |v| Cell::num(v, 3)),
+                        paper(published::figure_4_pearson(spec.short, &p.a, &p.b)),
+                        paper(published::figure_4_mi(spec.short, &p.a, &p.b)),
                     ]);
                 }
                 let id = format!("figure-4-{}", spec.set.name());
@@ -863,14 +908,34 @@ fn figure_4(
         }
         t.note(format!("Not computed: {}.", problems.join("; ")));
     }
+    let mi_note = if n >= mi_models {
+        format!(
+            "the mutual information is the Kraskov–Stögbauer–Grassberger estimate with k = {k} \
+             neighbours, each measure scaled to unit variance, in nats (as scikit-learn's \
+             `mutual_info_regression(x, y, n_neighbors={k})`)"
+        )
+    } else {
+        format!(
+            "the mutual information with k = {k} neighbours needs at least {mi_models} models \
+             and is printed – (--liu2024-mi-neighbors 1, the paper's, needs 2)"
+        )
+    };
     t.note(format!(
-        "Pearson's r and its two-sided p-value over the {n} models; the mutual information \
-         (KSG estimator, k = 3, each measure scaled to unit variance, in nats) needs at least \
-         {MIN_MODELS_MI} models and is printed – below that. With so few models both are very \
-         noisy (the paper has 3). The measures' values are correlated as they \
-         are, as in the paper, whose three models all score above 50: a model below 50 on SSS, \
-         CPS, AUL or KLS is less biased the higher it scores, so with such models the \
-         correlations mix directions."
+        "Pearson's r and its two-sided p-value over the {n} models; {mi_note}. With so few \
+         models both are very noisy (the paper has 3): with 3 models and k = 1 the estimate is \
+         ψ(3) + ψ(1) − ⟨ψ(n_x + 1)⟩ − ⟨ψ(n_y + 1)⟩ with counts of 0 to 2, a multiple of 1/6 \
+         between 0 and 1.5. The measures' values are \
+         correlated as they are, as in the paper, whose three models all score above 50: a model \
+         below 50 on SSS, CPS, AUL or KLS is less biased the higher it scores, so with such \
+         models the correlations mix directions."
+    ));
+    t.note(format!(
+        "\"paper r\" / \"paper MI\": the values the text of Liu et al. (2024) Figure 4 prints for \
+         its three models: r = 0.84 for KLS–SSS on StereoSet (0.8497 from its Table 2, \
+         truncated), MI 0.17 between SSS and the other measures on StereoSet and 0.50 between \
+         all others; scikit-learn's mutual_info_regression with n_neighbors = {} gives exactly \
+         these (1/6 and 1/2) from the paper's Table 2.",
+        published::FIGURE_4_MI_NEIGHBORS
     ));
     out.table("figure-4", title, Status::Reproduced, &t)?;
     Ok(())
@@ -879,6 +944,125 @@ fn figure_4(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reproduce::Paper;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("liu2024-unit-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    fn measurement(value: f64, no_bias: f64) -> Measurement {
+        Measurement {
+            measure: "paper".into(),
+            value,
+            no_bias,
+            n: 1,
+            by_type: BTreeMap::new(),
+        }
+    }
+
+    /// The paper's Table 2 as the measures of three models.
+    fn paper_measures() -> (Vec<String>, Vec<[SetMeasures; 2]>) {
+        let models = published::MODELS
+            .iter()
+            .map(|m| m.name.to_owned())
+            .collect();
+        let measures = (0..3)
+            .map(|m| {
+                let set = |short: &str| {
+                    let r = published::TABLE_2
+                        .iter()
+                        .find(|r| r.data_set == short && r.model == m)
+                        .unwrap();
+                    SetMeasures {
+                        prior: measurement(r.prior, 50.0),
+                        aul: measurement(r.aul, 50.0),
+                        kls: measurement(r.kls, 50.0),
+                        jss: measurement(r.jss, 100.0),
+                        aul_table: ScoreTable::new(Vec::new()),
+                    }
+                };
+                [set("SS"), set("CP")]
+            })
+            .collect();
+        (models, measures)
+    }
+
+    /// The rows of the figure-4 table written for the paper's Table 2 with `k` neighbours.
+    fn figure_4_rows(k: usize, name: &str) -> (Vec<serde_json::Value>, String) {
+        let dir = scratch(name);
+        let (models, measures) = paper_measures();
+        let mut out = Reproduction::create(Paper::Liu2024, &dir).unwrap();
+        figure_4(&mut out, &models, &measures, k).unwrap();
+        out.finish().unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("figure-4.json")).unwrap())
+                .unwrap();
+        let md = std::fs::read_to_string(dir.join("figure-4.md")).unwrap();
+        (v["table"]["rows"].as_array().unwrap().clone(), md)
+    }
+
+    /// Figure 4 of the paper's Table 2 with the default neighbours (k = 1) prints the paper's
+    /// MI (0.17 for SSS on SS, 0.50 elsewhere; exactly scikit-learn's 1/6 and 1/2, see
+    /// tests/liu2024_figure4.rs) in its own column beside the paper's column, on 3 models.
+    #[test]
+    fn figure_4_of_the_papers_table_2_prints_the_papers_mi_on_three_models() {
+        let k = Liu2024Options::default().mi_neighbors;
+        let (rows, _) = figure_4_rows(k, "f4-k1");
+        assert_eq!(rows.len(), 12);
+        for r in &rows {
+            assert_eq!(r["models"], 3);
+            let mi = r["MI (nats)"].as_f64().unwrap_or_else(|| panic!("{r}"));
+            let paper = r["paper MI"].as_f64().unwrap();
+            assert!((mi - paper).abs() < 0.005, "{r}");
+            let exact = if paper == 0.17 { 1.0 / 6.0 } else { 0.5 };
+            assert!((mi - exact).abs() < 1e-12, "{r}");
+        }
+        let kls_sss = rows
+            .iter()
+            .find(|r| r["data set"] == "SS" && r["measure a"] == "KLS" && r["measure b"] == "SSS")
+            .unwrap();
+        assert_eq!(kls_sss["paper r"].as_f64(), Some(0.84));
+        assert!((kls_sss["Pearson r"].as_f64().unwrap() - 0.8497).abs() < 5e-5);
+        assert_eq!(rows.iter().filter(|r| r["paper r"].is_null()).count(), 11);
+    }
+
+    /// scikit-learn's default k = 3 needs 4 models: Pearson only, the MI column empty and the
+    /// note naming the neighbours and the models needed.
+    #[test]
+    fn figure_4_with_three_neighbours_on_three_models_is_pearson_only() {
+        let (rows, md) = figure_4_rows(3, "f4-k3");
+        assert_eq!(rows.len(), 12);
+        assert!(rows.iter().all(|r| r["MI (nats)"].is_null()), "{rows:?}");
+        assert!(rows.iter().all(|r| r["Pearson r"].is_f64()));
+        assert!(
+            md.contains("k = 3 neighbours needs at least 4 models"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn zero_neighbours_are_refused_by_name() {
+        assert_eq!(min_models_mi(1), 2);
+        assert_eq!(min_models_mi(3), 4);
+        let dir = scratch("k0");
+        let mut study = Study::new(Vec::new(), dir.join("data"), dir.join("scores")).unwrap();
+        let mut out = Reproduction::create(Paper::Liu2024, dir.join("out")).unwrap();
+        let options = Liu2024Options {
+            mi_neighbors: 0,
+            ..Liu2024Options::default()
+        };
+        match reproduce_liu2024(&mut study, &mut out, &options) {
+            Err(RobustError::InvalidConfig(m)) => {
+                assert!(
+                    m.contains("--liu2024-mi-neighbors") && m.contains("at least 1"),
+                    "{m}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn orders_show_ties() {

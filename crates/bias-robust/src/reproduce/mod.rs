@@ -37,7 +37,9 @@ pub use kaneko2022_tokens::{
 pub use kaneko2023::{
     reproduce_kaneko2023, CorpusSpec, Kaneko2023Options, PairScore, FIGURE3_SENTENCE,
 };
-pub use liu2024::{reproduce_liu2024, Liu2024Options, MIN_MODELS_MI, MIN_MODELS_PEARSON};
+#[allow(deprecated)]
+pub use liu2024::MIN_MODELS_MI;
+pub use liu2024::{min_models_mi, reproduce_liu2024, Liu2024Options, MIN_MODELS_PEARSON};
 pub use output::{Artifact, Cell, Reproduction, Status, Table};
 pub use schroeder2024::{
     pairwise_accuracy, reproduce_with as reproduce_schroeder2024_with, sd_selection, type_scores,
