@@ -174,6 +174,14 @@ fn table(dir: &Path, id: &str) -> Vec<Value> {
     v["table"]["rows"].as_array().unwrap().clone()
 }
 
+/// The rows of `rows` whose source is `source` ("this run" or "paper").
+fn from(rows: &[Value], source: &str) -> Vec<Value> {
+    rows.iter()
+        .filter(|r| r["source"] == source)
+        .cloned()
+        .collect()
+}
+
 /// The KSG mutual information (Kraskov et al. 2004, algorithm 1) of 3 points with k = 1, by
 /// hand: each variable divided by its population standard deviation (as scikit-learn's
 /// mutual_info_regression), ε_i the max-norm distance to the nearest other point, n_x / n_y the
@@ -346,9 +354,27 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     let jss = 100.0 * (1.0 - j) / (1.0 + (st.1 - at.1).abs());
     assert_abs_diff_eq!(value("JSS (Eq. 9)"), jss, epsilon = 1e-9);
 
-    // Table 2 against the score tables and the hand computations.
-    let t2 = table(&dir, "table-2");
+    // Table 2 against the score tables and the hand computations; the paper's rows beside.
+    let t2_all = table(&dir, "table-2");
+    let t2 = from(&t2_all, "this run");
     assert_eq!(t2.len(), 6);
+    let p2 = from(&t2_all, "paper");
+    assert_eq!(p2.len(), 6);
+    let roberta_cp = p2
+        .iter()
+        .find(|r| r["data set"] == "CP (CPS)" && r["model"] == "RoBERTa")
+        .unwrap();
+    assert_eq!(
+        [
+            &roberta_cp["SSS / CPS"],
+            &roberta_cp["AUL"],
+            &roberta_cp["KLS"],
+            &roberta_cp["JSS"]
+        ]
+        .map(|v| v.as_f64().unwrap()),
+        [65.45, 62.40, 63.86, 86.60]
+    );
+    assert!(roberta_cp["rank KLS"].is_null() && roberta_cp["n"].is_null());
     for (k, (set, prior)) in [("stereoset", "sss"), ("crows-pairs", "cps")]
         .into_iter()
         .enumerate()
@@ -405,7 +431,8 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         .for_scorer("aul");
     let x: Vec<f64> = aul_ss.rows().iter().map(|r| r.score_stereo).collect();
     let sw = bias_metrics::stats::shapiro_wilk(&x).unwrap();
-    let t1 = table(&dir, "table-1");
+    let t1_all = table(&dir, "table-1");
+    let t1 = from(&t1_all, "this run");
     let row = t1
         .iter()
         .find(|r| r["data set"] == "SS" && r["model"] == "m1" && r["side"] == "stereotypical")
@@ -425,6 +452,16 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     };
     assert_eq!(row["mark"], mark);
     assert_eq!(t1.len(), 12);
+    // The paper's Table 1: statistic, p-value and mark in their own cells.
+    let p1 = from(&t1_all, "paper");
+    assert_eq!(p1.len(), 6);
+    let bert_ss = p1
+        .iter()
+        .find(|r| r["data set"] == "SS" && r["model"] == "BERT")
+        .unwrap();
+    assert_eq!(bert_ss["W"].as_f64(), Some(0.994));
+    assert_eq!(bert_ss["p-value"].as_f64(), Some(0.034));
+    assert_eq!(bert_ss["mark"], "‡");
 
     // Table 4: the score groups of m2's AUL scores on CrowS-Pairs.
     let aul = ScoreTable::read_csv_path(score_file(&dir, "m2", "crows-pairs"))
@@ -439,7 +476,9 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     };
     let d_st = (mean(&st, |r| r.score_stereo) - mean(&st, |r| r.score_anti)).abs();
     let d_at = (mean(&at, |r| r.score_stereo) - mean(&at, |r| r.score_anti)).abs();
-    let t4 = table(&dir, "table-4");
+    let t4_all = table(&dir, "table-4");
+    let t4 = from(&t4_all, "this run");
+    assert_eq!(t4.len(), 3);
     assert_eq!(t4[2]["st group n"], st.len());
     assert_eq!(t4[2]["at group n"], at.len());
     assert_relative_eq!(
@@ -448,6 +487,11 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         epsilon = 1e-9,
         max_relative = 1e-9
     );
+
+    let p4 = from(&t4_all, "paper");
+    assert_eq!(p4.len(), 3);
+    assert_eq!(p4[0]["model"], "BERT");
+    assert_eq!(p4[0]["|Δst| − |Δat|"].as_f64(), Some(0.0192));
 
     // Table 5's full-data column is Table 4's last one.
     let t5 = table(&dir, "table-5");
@@ -478,6 +522,14 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         checked += 1;
     }
     assert!(checked >= 3, "{t3:?}");
+    // The paper's Table 3 beside, by bias type (its CrowS-Pairs "race" is race-color).
+    let race = t3
+        .iter()
+        .find(|r| r["data set"] == "CP" && r["bias type"] == "race-color")
+        .unwrap();
+    assert_eq!(race["paper BERT KLS"].as_f64(), Some(50.44));
+    assert_eq!(race["paper RoBERTa JSS"].as_f64(), Some(94.20));
+    assert_eq!(race["paper ALBERT KLS"].as_f64(), Some(53.30));
 
     // Figure 4: Pearson's r of AUL and KLS over the three models on CrowS-Pairs, by definition,
     // and their mutual information with the paper's k = 1, by hand.
@@ -565,7 +617,7 @@ fn four_models_give_mutual_information_with_the_chosen_neighbours() {
     out.finish().unwrap();
     let f4 = table(&dir, "figure-4");
     assert!(f4.iter().all(|r| r["models"] == 4));
-    let t2 = table(&dir, "table-2");
+    let t2 = from(&table(&dir, "table-2"), "this run");
     let cp: Vec<(String, BTreeMap<String, f64>)> = t2
         .iter()
         .filter(|r| r["data set"] == "CP (CPS)")

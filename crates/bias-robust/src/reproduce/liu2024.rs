@@ -264,7 +264,9 @@ pub fn reproduce_liu2024(
     );
 
     // Table 1: Shapiro–Wilk on the AUL scores per model × data set.
-    let mut t1 = Table::new(&["data set", "model", "side", "n", "W", "p-value", "mark"]);
+    let mut t1 = Table::new(&[
+        "source", "data set", "model", "side", "n", "W", "p-value", "mark",
+    ]);
     for spec in &SETS {
         for (model, m) in models.iter().zip(&measures) {
             let sm = &m[set_index(spec.set)];
@@ -279,6 +281,7 @@ pub fn reproduce_liu2024(
                     None => test.undefined.as_deref().unwrap_or("undefined"),
                 };
                 t1.row(vec![
+                    THIS_RUN.into(),
                     spec.short.into(),
                     model.as_str().into(),
                     match test.side {
@@ -293,7 +296,23 @@ pub fn reproduce_liu2024(
                 ]);
             }
         }
+        for c in published::TABLE_1
+            .iter()
+            .filter(|c| c.data_set == spec.short)
+        {
+            t1.row(vec![
+                PAPER.into(),
+                spec.short.into(),
+                published::MODELS[c.model].name.into(),
+                "stereotypical".into(),
+                Cell::Missing,
+                Cell::num(c.w, 3),
+                Cell::num(c.p_value, 3),
+                c.mark.into(),
+            ]);
+        }
     }
+    t1.note(paper_rows_note());
     t1.note(
         "Shapiro–Wilk (1965) on the AUL scores of all pairs (the paper's PLL score), each side \
          separately (the paper prints the stereotypical side: \"similar for anti-stereotypes\"). \
@@ -329,6 +348,7 @@ pub fn reproduce_liu2024(
 
     // Table 2: the measures per model, and the models ranked per measure.
     let mut t2 = Table::new(&[
+        "source",
         "data set",
         "model",
         "n",
@@ -355,6 +375,7 @@ pub fn reproduce_liu2024(
             .collect();
         for (j, (model, m)) in models.iter().zip(&measures).enumerate() {
             let mut row: Vec<Cell> = vec![
+                THIS_RUN.into(),
                 format!("{} ({})", spec.short, spec.prior_label).into(),
                 model.as_str().into(),
                 m[k].aul.n.into(),
@@ -363,7 +384,22 @@ pub fn reproduce_liu2024(
             row.extend(rank_cols.iter().map(|r| Cell::from(r[j])));
             t2.row(row);
         }
+        for p in published::TABLE_2
+            .iter()
+            .filter(|p| p.data_set == spec.short)
+        {
+            let mut row: Vec<Cell> = vec![
+                PAPER.into(),
+                format!("{} ({})", spec.short, spec.prior_label).into(),
+                published::MODELS[p.model].name.into(),
+                Cell::Missing,
+            ];
+            row.extend([p.prior, p.aul, p.kls, p.jss].map(|v| Cell::num(v, 2)));
+            row.extend((0..4).map(|_| Cell::Missing));
+            t2.row(row);
+        }
     }
+    t2.note(paper_rows_note());
     t2.note(
         "SSS (on StereoSet) and CPS (on CrowS-Pairs) and AUL are Eq. 2, the percentage of pairs \
          whose stereotypical sentence scores higher (no bias: 50); KLS (Eq. 6, no bias: 50) and \
@@ -407,6 +443,10 @@ pub fn reproduce_liu2024(
     }
     cols.push("most biased (KLS)".into());
     cols.push("least biased (KLS)".into());
+    for pm in &published::MODELS {
+        cols.push(format!("paper {} KLS", pm.name));
+        cols.push(format!("paper {} JSS", pm.name));
+    }
     let mut t3 = Table::new(&cols);
     for spec in &SETS {
         let k = set_index(spec.set);
@@ -453,6 +493,15 @@ pub fn reproduce_liu2024(
             };
             row.push(best(true).into());
             row.push(best(false).into());
+            let paper = published::TABLE_3
+                .iter()
+                .find(|p| p.data_set == spec.short && p.bias_type == ty.as_str());
+            for j in 0..published::MODELS.len() {
+                match paper {
+                    Some(p) => row.extend([Cell::num(p.kls[j], 2), Cell::num(p.jss[j], 2)]),
+                    None => row.extend([Cell::Missing, Cell::Missing]),
+                }
+            }
             t3.row(row);
         }
     }
@@ -460,6 +509,11 @@ pub fn reproduce_liu2024(
         "KLS / JSS (Eqs. 6 and 9) within each bias type on the AUL scores. \"most biased\": the \
          model whose KLS is farthest from 50 (the paper's underline); \"least biased\": closest \
          (its bold).",
+    );
+    t3.note(
+        "\"paper <model> KLS / JSS\": Liu et al. (2024) Table 3 for its models BERT \
+         (bert-base-cased), RoBERTa (roberta-large), ALBERT (albert-large-v2) on the same bias \
+         type (its CrowS-Pairs \"race\" is race-color), to the paper's 2 decimals.",
     );
     note_common(&mut t3);
     out.table(
@@ -474,6 +528,7 @@ pub fn reproduce_liu2024(
 
     // Table 4: score groups on CrowS-Pairs (AUL).
     let mut t4 = Table::new(&[
+        "source",
         "model",
         "st group n",
         "st group avg stere-score",
@@ -488,7 +543,7 @@ pub fn reproduce_liu2024(
     for (model, m) in models.iter().zip(&measures) {
         let g = score_group_analysis(&m[1].aul_table)
             .map_err(|e| measure_err(model, DataSet::CrowsPairs, e))?;
-        let mut row: Vec<Cell> = vec![model.as_str().into()];
+        let mut row: Vec<Cell> = vec![THIS_RUN.into(), model.as_str().into()];
         for s in [g.stereotype_group, g.anti_stereotype_group] {
             match s {
                 Some(s) => row.extend([
@@ -503,6 +558,22 @@ pub fn reproduce_liu2024(
         row.push(Cell::num(g.delta_difference, 4));
         t4.row(row);
     }
+    for p in &published::TABLE_4 {
+        t4.row(vec![
+            PAPER.into(),
+            published::MODELS[p.model].name.into(),
+            Cell::Missing,
+            Cell::num(p.st_mean_stereo, 4),
+            Cell::num(p.st_mean_anti, 4),
+            Cell::num(p.st_abs_delta, 4),
+            Cell::Missing,
+            Cell::num(p.at_mean_stereo, 4),
+            Cell::num(p.at_mean_anti, 4),
+            Cell::num(p.at_abs_delta, 4),
+            Cell::num(p.delta_difference, 4),
+        ]);
+    }
+    t4.note(paper_rows_note());
     t4.note(
         "AUL scores on CrowS-Pairs. Stereotype sample group: pairs with f(S_st) > f(S_at) (Eq. \
          2); anti-stereotype sample group: the others. |Δ| is the absolute difference of the \
@@ -733,6 +804,24 @@ fn pll_example(
         "The PLL Score Analysis example: Eq. 2 at 50 with unbalanced sample groups",
         Status::Reproduced,
         &t,
+    )
+}
+
+/// The `source` of a row computed here.
+const THIS_RUN: &str = "this run";
+/// The `source` of a row of the paper's printed values ([`published`]).
+const PAPER: &str = "paper";
+
+/// The note of a table with rows of the paper's values.
+fn paper_rows_note() -> String {
+    let models = published::MODELS
+        .iter()
+        .map(|m| format!("{} ({})", m.name, m.checkpoint))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "Rows with source \"paper\": the values Liu et al. (2024) print for its models {models}, \
+         to the paper's decimals; a dash where the paper prints nothing."
     )
 }
 
