@@ -493,11 +493,29 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     assert_eq!(p4[0]["model"], "BERT");
     assert_eq!(p4[0]["|Δst| − |Δat|"].as_f64(), Some(0.0192));
 
-    // Table 5's full-data column is Table 4's last one.
-    let t5 = table(&dir, "table-5");
-    for (a, b) in t4.iter().zip(&t5) {
+    // Table 5: per model and rate (6 rates), its full-data column is Table 4's last one; the
+    // shift of the mean and the mean of the single draws' |shift| side by side; the paper's 18
+    // cells after.
+    let t5_all = table(&dir, "table-5");
+    let t5 = from(&t5_all, "this run");
+    assert_eq!(t5.len(), 3 * 6);
+    for (i, b) in t5.iter().enumerate() {
+        let a = &t4[i / 6];
+        assert_eq!(a["model"], b["model"]);
         assert_eq!(a["|Δst| − |Δat|"], b["full"]);
+        assert_eq!(b["draws"], 10);
+        let (mean, full) = (
+            b["|Δst| − |Δat|"].as_f64().unwrap(),
+            b["full"].as_f64().unwrap(),
+        );
+        assert_abs_diff_eq!(b["Δsp"].as_f64().unwrap(), mean - full, epsilon = 1e-12);
+        // The mean of |Δsp| over the draws is at least |mean Δsp| (triangle inequality).
+        assert!(
+            b["mean |Δsp| of single draws"].as_f64().unwrap()
+                >= b["|Δsp|"].as_f64().unwrap() - 1e-12
+        );
     }
+    assert_eq!(from(&t5_all, "paper").len(), 18);
 
     // Table 3: KLS and JSS of m1 within each CrowS-Pairs bias type with 2 or more pairs.
     let t3 = table(&dir, "table-3");
@@ -556,14 +574,40 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     assert_eq!(f4.len(), 12);
     assert!(f4.iter().all(|r| r["MI (nats)"].is_f64()));
 
-    // Figure 5's order table: full-data order of AUL = Table 2's AUL ranks on CP.
+    // Figure 5's order table: full-data order of AUL = Table 2's AUL ranks on CP; both views
+    // labelled with their 10 draws.
     let f5 = table(&dir, "figure-5");
     let aul_rows: Vec<&Value> = f5.iter().filter(|r| r["measure"] == "AUL").collect();
     assert_eq!(aul_rows.len(), 6);
     for r in &f5 {
-        let kept = r["full-data order"] == r["order by mean"];
-        assert_eq!(r["order kept"] == "yes", kept, "{r}");
+        let kept = r["full-data order"] == r["order of the mean"];
+        assert_eq!(r["mean order changed"] == "no", kept, "{r}");
+        assert_eq!(r["draws averaged"], 10);
+        assert_eq!(r["single draws"], 10);
+        let changing = r["single draws changing the order"].as_u64().unwrap();
+        assert!(changing <= 10);
+        assert_eq!(
+            r["share of single draws changing the order"].as_f64(),
+            Some(changing as f64 / 10.0)
+        );
     }
+    let paper_rings: Vec<(&str, f64)> = f5
+        .iter()
+        .filter(|r| r["paper: order changed"] == "yes (red circle)")
+        .map(|r| (r["measure"].as_str().unwrap(), r["rate"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(
+        paper_rings,
+        [
+            ("CPS", 0.3),
+            ("CPS", 0.6),
+            ("AUL", 0.3),
+            ("AUL", 0.4),
+            ("AUL", 0.5),
+            ("AUL", 0.6),
+            ("AUL", 0.7)
+        ]
+    );
     let first = aul_rows[0]["full-data order"]
         .as_str()
         .unwrap()

@@ -44,8 +44,9 @@ pub struct Liu2024Options {
     /// numbers) or the paper's text ([`JssVariant::PaperText`]).
     pub jss: JssVariant,
     /// The sub-sampling study of Figure 5 and Table 5 (rates 0.3 … 0.8 as the paper; the paper
-    /// averages "multiple sampling experiments" without saying how many: 100 seeded repeats by
-    /// default).
+    /// averages "multiple sampling experiments" without saying how many, while the authors'
+    /// script draws once per rate: 100 seeded repeats by default, each table showing the
+    /// average over the draws beside the single draws).
     pub robustness: RobustnessOptions,
     /// Neighbours `k` of the Kraskov–Stögbauer–Grassberger estimator for Figure 4's mutual
     /// information (Liu et al. 2024, "Correlation Analysis"). Default 1
@@ -609,45 +610,9 @@ pub fn reproduce_liu2024(
         ("KLS", &aul_study, "kls"),
         ("JSS", &aul_study, jss.name()),
     ];
-    let mut f5 = Table::new(&[
-        "measure",
-        "rate",
-        "full-data order",
-        "order by mean",
-        "order kept",
-        "Kendall τ-b",
-        "single draws keeping the order",
-    ]);
+    let mut f5 = figure_5_table();
     for (label, report, measure) in panels {
-        for a in report
-            .rank_agreement
-            .iter()
-            .filter(|a| a.measure == measure)
-        {
-            f5.row(vec![
-                label.into(),
-                Cell::num(a.rate, 1),
-                order_text(&a.full_order, |m| {
-                    report
-                        .measure_at(m, measure, a.rate)
-                        .map(|v| (v.full - a.no_bias).abs())
-                })
-                .into(),
-                order_text(&a.mean_order, |m| {
-                    report
-                        .measure_at(m, measure, a.rate)
-                        .map(|v| (v.summary.mean - a.no_bias).abs())
-                })
-                .into(),
-                if a.mean_order_kept {
-                    "yes".into()
-                } else {
-                    "CHANGED (red circle)".into()
-                },
-                a.kendall_tau.map_or(Cell::Missing, |t| Cell::num(t, 3)),
-                format!("{} of {}", a.agreeing, a.repeats).into(),
-            ]);
-        }
+        figure_5_rows(&mut f5, label, report, measure);
         let id = format!("figure-5-{}", label.to_lowercase());
         // The figure is titled with the paper's name of the measure (CPS, AUL, KLS, JSS).
         figures::robustness_curves(
@@ -663,14 +628,25 @@ pub fn reproduce_liu2024(
             Status::Reproduced,
         );
     }
+    let repeats = options.robustness.repeats;
     f5.note(format!(
-        "CrowS-Pairs sub-sampled at each rate, stratified by bias type, {} seeded draws per \
-         rate (seed {}); the paper averages \"multiple sampling experiments\" without saying how \
-         many, unseeded. Models ordered most biased first by |mean over the draws − no bias| \
-         (`=`: equally far, a tie); \"CHANGED\" marks a rate where that order differs from the \
-         full-data order, a tie broken or made included (the paper's red circles). CPS and AUL are Eq. 2 on their scorers; KLS and JSS on AUL.",
-        options.robustness.repeats, options.robustness.seed
+        "CrowS-Pairs sub-sampled at each rate, stratified by bias type, {repeats} seeded draws per \
+         rate (seed {}). Models ordered most biased first by |value − no bias| (`=`: equally \
+         far, a tie); an order \"changed\" where it differs from the full-data order, a tie \
+         broken or made included (the paper's red circles). Two views of the same {repeats} \
+         draws: averaged (\"draws averaged\": the order of the mean over the draws, as the paper's \
+         text describes, \"the average of the results of multiple sampling experiments\") and \
+         single draws (\"single draws\": how many of the draws, each on its own, change the order; \
+         the authors' sampling script draws once per rate, so a figure from it shows one such \
+         draw). The averaged view depends on the number of draws. CPS and AUL are Eq. 2 on their \
+         scorers; KLS and JSS on AUL.",
+        options.robustness.seed
     ));
+    f5.note(
+        "\"paper: order changed\": Liu et al. (2024) Figure 5's red circles as its Robustness \
+         Study lists them (CPS at 30 % and 60 %, AUL at every rate but 80 %, KLS and JSS never), \
+         for its models BERT, RoBERTa and ALBERT.",
+    );
     if models.len() < 2 {
         f5.note("With a single model every order is kept: give two or more models.");
     }
@@ -682,37 +658,21 @@ pub fn reproduce_liu2024(
         &f5,
     )?;
 
-    let rates = &options.robustness.rates;
-    let mut cols: Vec<String> = vec!["model".into(), "full".into()];
-    for r in rates {
-        cols.push(format!("{:.0} %", r * 100.0));
-        cols.push(format!("Δsp {:.0} %", r * 100.0));
-    }
-    let mut t5 = Table::new(&cols);
-    for model in &models {
-        let mut row: Vec<Cell> = vec![model.as_str().into()];
-        let full = aul_study
-            .score_groups
-            .iter()
-            .find(|g| &g.model == model)
-            .map_or(f64::NAN, |g| g.full);
-        row.push(Cell::num(full, 4));
-        for &r in rates {
-            match aul_study.score_groups_at(model, r) {
-                Some(g) => {
-                    row.extend([Cell::num(g.delta_difference.mean, 4), Cell::num(g.shift, 4)])
-                }
-                None => row.extend([Cell::Missing, Cell::Missing]),
-            }
-        }
-        t5.row(row);
-    }
+    let mut t5 = table_5(&models, &aul_study);
     t5.note(format!(
-        "|Δst| − |Δat| (Table 4) on CrowS-Pairs sub-samples (AUL), the mean over {} seeded draws \
-         per rate, and Δsp = that mean − the full-data value (the paper prints |Δsp| with ↑ for a \
-         positive sign, from one unseeded draw).",
-        options.robustness.repeats
+        "|Δst| − |Δat| (Table 4) on CrowS-Pairs sub-samples (AUL). Rows \"this run\", per model \
+         and rate, two views of {repeats} seeded draws: averaged (\"|Δst| − |Δat|\" is the mean \
+         over the draws, \"Δsp\" = that mean − \"full\", signed, and \"|Δsp|\" its size) and single \
+         draws (\"mean |Δsp| of single draws\": each draw's own |Δsp|, averaged; how far one draw \
+         moves, the scale of the paper's 0.01 thresholds). Averaging cancels shifts of opposite \
+         signs, so the averaged |Δsp| shrinks as draws are added while the per-draw one does not."
     ));
+    t5.note(
+        "Rows \"paper\": Liu et al. (2024) Table 5 for its models (\"full\" is its Table 4); the \
+         paper prints |Δsp| with ↑ for a positive and ↓ for a negative Δsp, kept here as the \
+         sign of \"Δsp\". Its number of draws is unstated (the authors' script draws once per \
+         rate).",
+    );
     note_common(&mut t5);
     out.table(
         "table-5",
@@ -823,6 +783,118 @@ fn paper_rows_note() -> String {
         "Rows with source \"paper\": the values Liu et al. (2024) print for its models {models}, \
          to the paper's decimals; a dash where the paper prints nothing."
     )
+}
+
+fn yes_no(changed: bool) -> Cell {
+    if changed { "yes (red circle)" } else { "no" }.into()
+}
+
+/// The columns of the `figure-5` table: the averaged and the per-draw view of the order
+/// changes, each with its number of draws, and the paper's red circles.
+fn figure_5_table() -> Table {
+    Table::new(&[
+        "measure",
+        "rate",
+        "full-data order",
+        "draws averaged",
+        "order of the mean",
+        "mean order changed",
+        "Kendall τ-b (mean)",
+        "single draws",
+        "single draws changing the order",
+        "share of single draws changing the order",
+        "paper: order changed",
+    ])
+}
+
+/// The rows of `measure` (labelled `label`: CPS, AUL, KLS, JSS) in the `figure-5` table, one per
+/// rate of `report`: Liu et al. (2024) Figure 5's question, whether the order of the models
+/// changes, asked of the mean over the draws (averaged view) and of each draw on its own
+/// (per-draw view), beside the paper's answer ([`published::figure_5_order_changed`]).
+fn figure_5_rows(t: &mut Table, label: &str, report: &RobustnessReport, measure: &str) {
+    for a in report
+        .rank_agreement
+        .iter()
+        .filter(|a| a.measure == measure)
+    {
+        let changing = a.repeats - a.agreeing;
+        t.row(vec![
+            label.into(),
+            Cell::num(a.rate, 1),
+            order_text(&a.full_order, |m| {
+                report
+                    .measure_at(m, measure, a.rate)
+                    .map(|v| (v.full - a.no_bias).abs())
+            })
+            .into(),
+            a.repeats.into(),
+            order_text(&a.mean_order, |m| {
+                report
+                    .measure_at(m, measure, a.rate)
+                    .map(|v| (v.summary.mean - a.no_bias).abs())
+            })
+            .into(),
+            yes_no(!a.mean_order_kept),
+            a.kendall_tau.map_or(Cell::Missing, |t| Cell::num(t, 3)),
+            a.repeats.into(),
+            changing.into(),
+            Cell::num(changing as f64 / a.repeats as f64, 2),
+            published::figure_5_order_changed(label, a.rate).map_or(Cell::Missing, yes_no),
+        ]);
+    }
+}
+
+/// Liu et al. (2024) Table 5 in long form, one row per model and rate: `|Δst| − |Δat|` on the
+/// sub-samples of `study` averaged over the draws with its shift `Δsp` from the full data
+/// (signed, and its size), beside the mean of each single draw's `|Δsp|`; then the paper's
+/// rows ([`published::TABLE_5`], "full" from [`published::TABLE_4`]).
+fn table_5(models: &[String], study: &RobustnessReport) -> Table {
+    let mut t = Table::new(&[
+        "source",
+        "model",
+        "rate",
+        "n",
+        "draws",
+        "full",
+        "|Δst| − |Δat|",
+        "Δsp",
+        "|Δsp|",
+        "mean |Δsp| of single draws",
+    ]);
+    for model in models {
+        for &rate in &study.options.rates {
+            let Some(g) = study.score_groups_at(model, rate) else {
+                continue;
+            };
+            t.row(vec![
+                THIS_RUN.into(),
+                model.as_str().into(),
+                Cell::num(rate, 1),
+                g.n.into(),
+                study.options.repeats.into(),
+                Cell::num(g.full, 4),
+                Cell::num(g.delta_difference.mean, 4),
+                Cell::num(g.shift, 4),
+                Cell::num(g.shift.abs(), 4),
+                Cell::num(g.mean_abs_shift, 4),
+            ]);
+        }
+    }
+    for c in &published::TABLE_5 {
+        t.row(vec![
+            PAPER.into(),
+            published::MODELS[c.model].name.into(),
+            Cell::num(c.rate, 1),
+            Cell::Missing,
+            Cell::Missing,
+            Cell::num(published::TABLE_4[c.model].delta_difference, 4),
+            Cell::num(c.value, 4),
+            Cell::num(c.shift, 4),
+            Cell::num(c.shift.abs(), 4),
+            Cell::Missing,
+        ]);
+    }
+    t
 }
 
 /// `report` with `measure` renamed `label` (the indicator on CPS scores is liu2024's CPS).
@@ -1034,11 +1106,30 @@ fn figure_4(
 mod tests {
     use super::*;
     use crate::reproduce::Paper;
+    use crate::ExplicitDraws;
 
     fn scratch(name: &str) -> std::path::PathBuf {
         let d = std::env::temp_dir().join(format!("liu2024-unit-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         d
+    }
+
+    /// The column `name` of row `i` of `t`.
+    fn cell<'a>(t: &'a Table, i: usize, name: &str) -> &'a Cell {
+        let j = t
+            .columns
+            .iter()
+            .position(|c| c == name)
+            .unwrap_or_else(|| panic!("no column {name} in {:?}", t.columns));
+        &t.rows[i][j]
+    }
+
+    fn num(c: &Cell) -> f64 {
+        match c {
+            Cell::Num(v, _) => *v,
+            Cell::Int(v) => *v as f64,
+            other => panic!("not a number: {other:?}"),
+        }
     }
 
     fn measurement(value: f64, no_bias: f64) -> Measurement {
@@ -1151,6 +1242,145 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// Scores of pairs 0..4 (one bias type) of one model.
+    fn model_table(name: &str, scores: [(f64, f64); 4]) -> (String, ScoreTable) {
+        let rows = scores
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, a))| bias_core::ScoreRow {
+                pair_id: i.to_string(),
+                dataset: "crows-pairs".into(),
+                bias_type: bias_core::BiasType::Gender,
+                direction: bias_core::Direction::Stereo,
+                stereo: String::new(),
+                anti: String::new(),
+                score_stereo: s,
+                score_anti: a,
+                scorer: "aul".into(),
+                model: name.into(),
+                tokens_stereo: None,
+                tokens_anti: None,
+                group_id: None,
+            })
+            .collect();
+        (name.to_owned(), ScoreTable::new(rows))
+    }
+
+    /// Two models and two given draws of half the pairs, where the averaged view and the
+    /// per-draw view disagree; every number by hand.
+    ///
+    /// A: (s, a) = (1, 0), (0.5, 0), (0.3, 0), (0, 0.2); B: (1, 0), (1, 0), (0, 0.5), (0, 0.5).
+    /// Indicator (Eq. 2): A 75 on all pairs (deviation 25), B 50 (deviation 0): A > B.
+    /// Draw 1 = pairs {0, 1}: A 100, B 100, a tie (the order changes).
+    /// Draw 2 = pairs {2, 3}: A 50 (deviation 0), B 0 (deviation 50): B > A (changes).
+    /// Mean over the 2 draws: A 75, B 50, the full-data order (kept).
+    ///
+    /// |Δst| − |Δat| (Table 4): A on all pairs |0.6 − 0| − |0 − 0.2| = 0.4; draw 1: 0.75 − 0
+    /// (no anti-stereotype group) = 0.75, Δsp = +0.35; draw 2: 0.3 − 0.2 = 0.1, Δsp = −0.3.
+    /// Mean 0.425, Δsp of the mean 0.025, mean |Δsp| of the draws (0.35 + 0.3) / 2 = 0.325.
+    /// B on all pairs 1 − 0.5 = 0.5; draw 1: 1 − 0 = 1, Δsp = +0.5; draw 2: 0 − 0.5 = −0.5,
+    /// Δsp = −1. Mean 0.25, Δsp of the mean −0.25, mean |Δsp| 0.75.
+    fn hand_study() -> RobustnessReport {
+        let models = [
+            model_table("A", [(1.0, 0.0), (0.5, 0.0), (0.3, 0.0), (0.0, 0.2)]),
+            model_table("B", [(1.0, 0.0), (1.0, 0.0), (0.0, 0.5), (0.0, 0.5)]),
+        ];
+        let indicator = Indicator::default();
+        let draws = ExplicitDraws {
+            rates: vec![0.5],
+            rows: vec![vec![vec![0, 1], vec![2, 3]]],
+        };
+        crate::subsample_study_on_draws(&models, &[&indicator], &draws).unwrap()
+    }
+
+    #[test]
+    fn figure_5_shows_the_per_draw_order_changes_beside_the_averaged_order() {
+        let report = hand_study();
+        let mut t = figure_5_table();
+        figure_5_rows(&mut t, "AUL", &report, "indicator");
+        assert_eq!(t.rows.len(), 1);
+        assert_eq!(cell(&t, 0, "full-data order").text(), "A > B");
+        // Averaged view: 2 draws, the order of the mean is kept.
+        assert_eq!(num(cell(&t, 0, "draws averaged")), 2.0);
+        assert_eq!(cell(&t, 0, "order of the mean").text(), "A > B");
+        assert_eq!(cell(&t, 0, "mean order changed").text(), "no");
+        assert_eq!(num(cell(&t, 0, "Kendall τ-b (mean)")), 1.0);
+        // Per-draw view: both single draws change the order.
+        assert_eq!(num(cell(&t, 0, "single draws")), 2.0);
+        assert_eq!(num(cell(&t, 0, "single draws changing the order")), 2.0);
+        assert_eq!(
+            num(cell(&t, 0, "share of single draws changing the order")),
+            1.0
+        );
+        // The paper rings AUL red at 50 %.
+        assert_eq!(
+            cell(&t, 0, "paper: order changed").text(),
+            "yes (red circle)"
+        );
+        // Every JSON cell of a count or share is a number.
+        let json = t.json();
+        let row = &json["rows"][0];
+        for c in [
+            "draws averaged",
+            "single draws",
+            "single draws changing the order",
+        ] {
+            assert!(row[c].is_u64(), "{c}: {row}");
+        }
+    }
+
+    #[test]
+    fn table_5_shows_the_per_draw_mean_abs_shift_beside_the_shift_of_the_mean() {
+        let report = hand_study();
+        let t = table_5(&["A".to_owned(), "B".to_owned()], &report);
+        assert_eq!(t.rows.len(), 2 + 18);
+        let expect = [
+            ("A", 0.4, 0.425, 0.025, 0.325),
+            ("B", 0.5, 0.25, -0.25, 0.75),
+        ];
+        for (i, (model, full, mean, shift, mean_abs)) in expect.into_iter().enumerate() {
+            assert_eq!(cell(&t, i, "source").text(), "this run");
+            assert_eq!(cell(&t, i, "model").text(), model);
+            assert_eq!(num(cell(&t, i, "rate")), 0.5);
+            assert_eq!(num(cell(&t, i, "n")), 2.0);
+            assert_eq!(num(cell(&t, i, "draws")), 2.0);
+            let close = |name: &str, want: f64| {
+                let got = num(cell(&t, i, name));
+                assert!(
+                    (got - want).abs() < 1e-12,
+                    "{model} {name}: {got} vs {want}"
+                );
+            };
+            close("full", full);
+            close("|Δst| − |Δat|", mean);
+            close("Δsp", shift);
+            close("|Δsp|", shift.abs());
+            close("mean |Δsp| of single draws", mean_abs);
+        }
+        // The paper's rows: Table 5 with its arrows as signs, "full" from Table 4.
+        let paper: Vec<usize> = (0..t.rows.len())
+            .filter(|&i| cell(&t, i, "source").text() == "paper")
+            .collect();
+        assert_eq!(paper.len(), 18);
+        let first = paper[0];
+        assert_eq!(cell(&t, first, "model").text(), "BERT");
+        assert_eq!(num(cell(&t, first, "rate")), 0.3);
+        assert_eq!(num(cell(&t, first, "full")), 0.0192);
+        assert_eq!(num(cell(&t, first, "|Δst| − |Δat|")), 0.0413);
+        assert_eq!(num(cell(&t, first, "Δsp")), 0.0221);
+        let roberta_30 = paper
+            .iter()
+            .find(|&&i| cell(&t, i, "model").text() == "RoBERTa")
+            .copied()
+            .unwrap();
+        assert_eq!(num(cell(&t, roberta_30, "Δsp")), -0.0189);
+        assert_eq!(num(cell(&t, roberta_30, "|Δsp|")), 0.0189);
+        assert_eq!(
+            *cell(&t, roberta_30, "mean |Δsp| of single draws"),
+            Cell::Missing
+        );
     }
 
     #[test]
