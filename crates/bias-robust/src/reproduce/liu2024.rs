@@ -9,16 +9,20 @@
 //! | `figure-3` | a toy example from distributions to KLS and JSS (schematic) | out of reach: a drawing |
 //! | `table-2` | SSS (StereoSet) / CPS (CrowS-Pairs) beside AUL, KLS, JSS; the models ranked per measure | Eq. 2 on each scorer; KLS and JSS (Eqs. 6, 9–11) on AUL |
 //! | `table-3` | KLS / JSS per bias type and model | as `table-2`, per type |
-//! | `figure-4` | Pearson r and mutual information between the measures over the models | [`crate::correlate_measures`]; drawn as `figure-4-stereoset`, `figure-4-crows-pairs` |
+//! | `figure-4` | Pearson r and mutual information between the measures over the models | [`crate::correlate_measures`], the MI with [`Liu2024Options::mi_neighbors`] neighbours (1, the paper's); drawn as `figure-4-stereoset`, `figure-4-crows-pairs` |
 //! | `table-4` | the score-group imbalance `|Δst| − |Δat|` on CrowS-Pairs (AUL) | [`bias_metrics::score_group_analysis`] |
-//! | `figure-5` | the sub-sampling study on CrowS-Pairs: order of the models per measure and rate, order changes marked | [`crate::subsample_study`]; drawn as `figure-5-cps`, `-aul`, `-kls`, `-jss` |
+//! | `figure-5` | the sub-sampling study on CrowS-Pairs: order of the models per measure and rate, order changes marked, of the mean over the draws and of single draws | [`crate::subsample_study`]; drawn as `figure-5-cps`, `-aul`, `-kls`, `-jss` |
 //! | `analysis-pll-score-analysis` | the "PLL Score Analysis" example (Eq. 2 at 50, `|Δst| = 0.7`, `|Δat| = 0.1`) | the paper's inputs |
-//! | `table-5` | `|Δst| − |Δat|` per sampling rate and its shift `Δsp` | [`crate::subsample_study`] |
+//! | `table-5` | `|Δst| − |Δat|` per sampling rate and its shift `Δsp`, of the mean over the draws and per draw | [`crate::subsample_study`] |
 //!
 //! KLS and JSS are fitted to AUL scores (Liu et al. 2024, "Proposed Evaluation Measure": "Our
 //! work adopts AUL as the PLL score"); JSS is the authors' code ([`JssVariant::AuthorsCode`],
 //! the default; it produced the paper's numbers). A model without AUL scores (a causal LM) is
 //! left out of every table, and the tables say so.
+//!
+//! Where the paper prints numbers (Tables 1–5, Figure 4's text, Figure 5's red circles), the
+//! tables show them beside the computed ones, in rows with source "paper" or columns named
+//! "paper …" ([`super::liu2024_published`]).
 
 use std::collections::BTreeMap;
 
