@@ -53,6 +53,13 @@ fn rows(dir: &Path, id: &str) -> Vec<Value> {
     v["table"]["rows"].as_array().unwrap().clone()
 }
 
+/// The rows computed here (not the paper's printed values).
+fn this_run(rows: Vec<Value>) -> Vec<Value> {
+    rows.into_iter()
+        .filter(|r| r["source"] == "this run")
+        .collect()
+}
+
 /// The score table of data set `set` in a model's score folder (`<set>.csv`, or with a suffix
 /// such as `<set>.first30.csv` for a run limited by --max-pairs).
 fn score_file(dir: &Path, set: &str) -> PathBuf {
@@ -150,7 +157,7 @@ fn reproduce_liu2024_on_fixture_models() {
 
     // Table 2: three masked LMs per data set (gpt2 left out and said so); AUL and KLS against
     // the score tables.
-    let t2 = rows(&out, "table-2");
+    let t2 = this_run(rows(&out, "table-2"));
     assert_eq!(t2.len(), 6);
     let md = std::fs::read_to_string(out.join("table-2.md")).unwrap();
     assert!(md.contains("Left out") && md.contains("gpt2"), "{md}");
@@ -180,26 +187,63 @@ fn reproduce_liu2024_on_fixture_models() {
             "{row} vs {kls}"
         );
     }
-    // Figure 4: 3 models, Pearson only (MI needs 4).
+    // Figure 4 on 3 models: Pearson and, with the paper's k = 1, the mutual information (3
+    // points, k = 1: a multiple of 1/6 between 0 and 1.5), beside the paper's values.
     let f4 = rows(&out, "figure-4");
     assert_eq!(f4.len(), 12);
-    assert!(f4
-        .iter()
-        .all(|r| r["MI (nats)"].is_null() && r["models"] == 3));
+    for r in &f4 {
+        assert_eq!(r["models"], 3);
+        let mi = r["MI (nats)"].as_f64().unwrap_or_else(|| panic!("{r}"));
+        assert!((0.0..=1.5).contains(&mi), "{r}");
+        assert!(((mi * 6.0) - (mi * 6.0).round()).abs() < 1e-9, "{r}");
+        assert!(r["paper MI"].is_f64(), "{r}");
+    }
 
-    // --liu2024-jss paper changes JSS, not KLS; --liu2024-seed changes Table 5's sub-sample means.
+    // --liu2024-jss paper changes JSS, not KLS; --liu2024-seed changes Table 5's sub-sample
+    // means; --liu2024-mi-neighbors 3 (scikit-learn's default) leaves 3 models without MI.
     let _ = reproduce(
         &dir,
         "liu2024-options",
-        &["--liu2024-jss", "paper", "--liu2024-seed", "7"],
+        &[
+            "--liu2024-jss",
+            "paper",
+            "--liu2024-seed",
+            "7",
+            "--liu2024-mi-neighbors",
+            "3",
+        ],
     );
     let other = dir.join("liu2024-options");
-    let t2b = rows(&other, "table-2");
+    let t2b = this_run(rows(&other, "table-2"));
     for (a, b) in t2.iter().zip(&t2b) {
         assert_eq!(a["KLS"], b["KLS"]);
         assert_ne!(a["JSS"], b["JSS"]);
     }
-    let (t5, t5b) = (rows(&out, "table-5"), rows(&other, "table-5"));
+    let (t5, t5b) = (
+        this_run(rows(&out, "table-5")),
+        this_run(rows(&other, "table-5")),
+    );
+    assert_eq!(
+        (&t5[0]["model"], &t5[0]["rate"]),
+        (&t5b[0]["model"], &t5b[0]["rate"])
+    );
     assert_eq!(t5[0]["full"], t5b[0]["full"]);
-    assert_ne!(t5[0]["30 %"], t5b[0]["30 %"]);
+    assert_ne!(t5[0]["|Δst| − |Δat|"], t5b[0]["|Δst| − |Δat|"]);
+    let f4b = rows(&other, "figure-4");
+    assert!(f4b.iter().all(|r| r["MI (nats)"].is_null()), "{f4b:?}");
+    let md = std::fs::read_to_string(other.join("figure-4.md")).unwrap();
+    assert!(md.contains("needs at least 4 models"), "{md}");
+
+    // --liu2024-mi-neighbors 0 is refused by the parser.
+    let output = Command::new(env!("CARGO_BIN_EXE_bias"))
+        .current_dir(root())
+        .args(["reproduce", "liu2024", "--models", "fixtures/models/bert"])
+        .arg("--out")
+        .arg(dir.join("k0"))
+        .args(["--liu2024-mi-neighbors", "0"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("--liu2024-mi-neighbors"), "{err}");
 }

@@ -20,7 +20,10 @@ use crate::RobustError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CorrelateOptions {
     /// Neighbours of the Kraskov–Stögbauer–Grassberger estimator (default 3, scikit-learn's
-    /// default as used for liu2024's MI). At least `k + 1` observations are needed.
+    /// default `n_neighbors=3` of `mutual_info_regression`). At least `k + 1` observations are
+    /// needed. Liu et al. (2024)'s printed mutual information (Figure 4's text: 0.50 and 0.17
+    /// over three models) comes from k = 1, which its reproduction uses
+    /// (`reproduce::Liu2024Options::mi_neighbors`).
     pub k: usize,
     /// Divide each variable by its population standard deviation before estimating MI (default
     /// `true`), as scikit-learn's `mutual_info_regression` does (without its random jitter). The
@@ -166,8 +169,8 @@ fn pair_stats(
 /// [`bias_metrics::stats::mutual_info_continuous`] with `options.k` neighbours (after scaling to
 /// unit variance if `options.standardise`). The estimator assumes distinct values: models tied
 /// on a measure make its MI depend on tie-breaking. With a handful of models (liu2024 compares
-/// three: BERT, RoBERTa and ALBERT) both statistics are very noisy, and the MI with k = 3 needs
-/// at least four.
+/// three: BERT, RoBERTa and ALBERT) both statistics are very noisy; the MI with k = 3 needs at
+/// least four, and liu2024's own numbers (Figure 4's text) come from k = 1 on its three.
 ///
 /// # Errors
 /// [`RobustError::InvalidParameter`] for `k = 0`, fewer than `max(3, k + 1)` models, fewer than

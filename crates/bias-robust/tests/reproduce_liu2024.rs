@@ -174,6 +174,48 @@ fn table(dir: &Path, id: &str) -> Vec<Value> {
     v["table"]["rows"].as_array().unwrap().clone()
 }
 
+/// The rows of `rows` whose source is `source` ("this run" or "paper").
+fn from(rows: &[Value], source: &str) -> Vec<Value> {
+    rows.iter()
+        .filter(|r| r["source"] == source)
+        .cloned()
+        .collect()
+}
+
+/// The KSG mutual information (Kraskov et al. 2004, algorithm 1) of 3 points with k = 1, by
+/// hand: each variable divided by its population standard deviation (as scikit-learn's
+/// mutual_info_regression), ε_i the max-norm distance to the nearest other point, n_x / n_y the
+/// other points strictly closer than ε_i in x / y alone; ψ(3) + ψ(1) − ⟨ψ(n_x + 1)⟩ −
+/// ⟨ψ(n_y + 1)⟩ = 3/2 − Σ (H(n_x) + H(n_y)) / 3 with H(0) = 0, H(1) = 1, H(2) = 3/2; at
+/// least 0.
+fn ksg_three_points(x: &[f64], y: &[f64]) -> f64 {
+    let scaled = |v: &[f64]| {
+        let m = v.iter().sum::<f64>() / 3.0;
+        let sd = (v.iter().map(|a| (a - m).powi(2)).sum::<f64>() / 3.0).sqrt();
+        v.iter().map(|a| a / sd).collect::<Vec<_>>()
+    };
+    let (x, y) = (scaled(x), scaled(y));
+    let harmonic = [0.0, 1.0, 1.5];
+    let mut sum = 0.0f64;
+    for i in 0..3 {
+        let others: Vec<usize> = (0..3).filter(|&j| j != i).collect();
+        let eps = others
+            .iter()
+            .map(|&j| (x[j] - x[i]).abs().max((y[j] - y[i]).abs()))
+            .fold(f64::INFINITY, f64::min);
+        let nx = others
+            .iter()
+            .filter(|&&j| (x[j] - x[i]).abs() < eps)
+            .count();
+        let ny = others
+            .iter()
+            .filter(|&&j| (y[j] - y[i]).abs() < eps)
+            .count();
+        sum += harmonic[nx] + harmonic[ny];
+    }
+    (1.5 - sum / 3.0).max(0.0)
+}
+
 /// The score table of data set `set` of `model` (`<set>.csv`, or with a suffix such as
 /// `<set>.first60.csv` for a study limited to the first pairs).
 fn score_file(dir: &Path, model: &str, set: &str) -> PathBuf {
@@ -312,9 +354,27 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     let jss = 100.0 * (1.0 - j) / (1.0 + (st.1 - at.1).abs());
     assert_abs_diff_eq!(value("JSS (Eq. 9)"), jss, epsilon = 1e-9);
 
-    // Table 2 against the score tables and the hand computations.
-    let t2 = table(&dir, "table-2");
+    // Table 2 against the score tables and the hand computations; the paper's rows beside.
+    let t2_all = table(&dir, "table-2");
+    let t2 = from(&t2_all, "this run");
     assert_eq!(t2.len(), 6);
+    let p2 = from(&t2_all, "paper");
+    assert_eq!(p2.len(), 6);
+    let roberta_cp = p2
+        .iter()
+        .find(|r| r["data set"] == "CP (CPS)" && r["model"] == "RoBERTa")
+        .unwrap();
+    assert_eq!(
+        [
+            &roberta_cp["SSS / CPS"],
+            &roberta_cp["AUL"],
+            &roberta_cp["KLS"],
+            &roberta_cp["JSS"]
+        ]
+        .map(|v| v.as_f64().unwrap()),
+        [65.45, 62.40, 63.86, 86.60]
+    );
+    assert!(roberta_cp["rank KLS"].is_null() && roberta_cp["n"].is_null());
     for (k, (set, prior)) in [("stereoset", "sss"), ("crows-pairs", "cps")]
         .into_iter()
         .enumerate()
@@ -371,7 +431,8 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         .for_scorer("aul");
     let x: Vec<f64> = aul_ss.rows().iter().map(|r| r.score_stereo).collect();
     let sw = bias_metrics::stats::shapiro_wilk(&x).unwrap();
-    let t1 = table(&dir, "table-1");
+    let t1_all = table(&dir, "table-1");
+    let t1 = from(&t1_all, "this run");
     let row = t1
         .iter()
         .find(|r| r["data set"] == "SS" && r["model"] == "m1" && r["side"] == "stereotypical")
@@ -391,6 +452,16 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     };
     assert_eq!(row["mark"], mark);
     assert_eq!(t1.len(), 12);
+    // The paper's Table 1: statistic, p-value and mark in their own cells.
+    let p1 = from(&t1_all, "paper");
+    assert_eq!(p1.len(), 6);
+    let bert_ss = p1
+        .iter()
+        .find(|r| r["data set"] == "SS" && r["model"] == "BERT")
+        .unwrap();
+    assert_eq!(bert_ss["W"].as_f64(), Some(0.994));
+    assert_eq!(bert_ss["p-value"].as_f64(), Some(0.034));
+    assert_eq!(bert_ss["mark"], "‡");
 
     // Table 4: the score groups of m2's AUL scores on CrowS-Pairs.
     let aul = ScoreTable::read_csv_path(score_file(&dir, "m2", "crows-pairs"))
@@ -405,7 +476,9 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     };
     let d_st = (mean(&st, |r| r.score_stereo) - mean(&st, |r| r.score_anti)).abs();
     let d_at = (mean(&at, |r| r.score_stereo) - mean(&at, |r| r.score_anti)).abs();
-    let t4 = table(&dir, "table-4");
+    let t4_all = table(&dir, "table-4");
+    let t4 = from(&t4_all, "this run");
+    assert_eq!(t4.len(), 3);
     assert_eq!(t4[2]["st group n"], st.len());
     assert_eq!(t4[2]["at group n"], at.len());
     assert_relative_eq!(
@@ -415,11 +488,34 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         max_relative = 1e-9
     );
 
-    // Table 5's full-data column is Table 4's last one.
-    let t5 = table(&dir, "table-5");
-    for (a, b) in t4.iter().zip(&t5) {
+    let p4 = from(&t4_all, "paper");
+    assert_eq!(p4.len(), 3);
+    assert_eq!(p4[0]["model"], "BERT");
+    assert_eq!(p4[0]["|Δst| − |Δat|"].as_f64(), Some(0.0192));
+
+    // Table 5: per model and rate (6 rates), its full-data column is Table 4's last one; the
+    // shift of the mean and the mean of the single draws' |shift| side by side; the paper's 18
+    // cells after.
+    let t5_all = table(&dir, "table-5");
+    let t5 = from(&t5_all, "this run");
+    assert_eq!(t5.len(), 3 * 6);
+    for (i, b) in t5.iter().enumerate() {
+        let a = &t4[i / 6];
+        assert_eq!(a["model"], b["model"]);
         assert_eq!(a["|Δst| − |Δat|"], b["full"]);
+        assert_eq!(b["draws"], 10);
+        let (mean, full) = (
+            b["|Δst| − |Δat|"].as_f64().unwrap(),
+            b["full"].as_f64().unwrap(),
+        );
+        assert_abs_diff_eq!(b["Δsp"].as_f64().unwrap(), mean - full, epsilon = 1e-12);
+        // The mean of |Δsp| over the draws is at least |mean Δsp| (triangle inequality).
+        assert!(
+            b["mean |Δsp| of single draws"].as_f64().unwrap()
+                >= b["|Δsp|"].as_f64().unwrap() - 1e-12
+        );
     }
+    assert_eq!(from(&t5_all, "paper").len(), 18);
 
     // Table 3: KLS and JSS of m1 within each CrowS-Pairs bias type with 2 or more pairs.
     let t3 = table(&dir, "table-3");
@@ -444,9 +540,17 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         checked += 1;
     }
     assert!(checked >= 3, "{t3:?}");
+    // The paper's Table 3 beside, by bias type (its CrowS-Pairs "race" is race-color).
+    let race = t3
+        .iter()
+        .find(|r| r["data set"] == "CP" && r["bias type"] == "race-color")
+        .unwrap();
+    assert_eq!(race["paper BERT KLS"].as_f64(), Some(50.44));
+    assert_eq!(race["paper RoBERTa JSS"].as_f64(), Some(94.20));
+    assert_eq!(race["paper ALBERT KLS"].as_f64(), Some(53.30));
 
-    // Figure 4: Pearson's r of AUL and KLS over the three models on CrowS-Pairs, by definition;
-    // no mutual information with three models.
+    // Figure 4: Pearson's r of AUL and KLS over the three models on CrowS-Pairs, by definition,
+    // and their mutual information with the paper's k = 1, by hand.
     let f4 = table(&dir, "figure-4");
     let cp: Vec<&Value> = t2[3..].iter().collect();
     let x: Vec<f64> = cp.iter().map(|r| r["AUL"].as_f64().unwrap()).collect();
@@ -461,17 +565,49 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
         .find(|r| r["data set"] == "CP" && r["measure a"] == "AUL" && r["measure b"] == "KLS")
         .unwrap();
     assert_abs_diff_eq!(row["Pearson r"].as_f64().unwrap(), r, epsilon = 1e-9);
-    assert!(row["MI (nats)"].is_null());
+    assert_abs_diff_eq!(
+        row["MI (nats)"].as_f64().unwrap(),
+        ksg_three_points(&x, &y),
+        epsilon = 1e-12
+    );
+    assert_eq!(row["paper MI"].as_f64(), Some(0.5));
     assert_eq!(f4.len(), 12);
+    assert!(f4.iter().all(|r| r["MI (nats)"].is_f64()));
 
-    // Figure 5's order table: full-data order of AUL = Table 2's AUL ranks on CP.
+    // Figure 5's order table: full-data order of AUL = Table 2's AUL ranks on CP; both views
+    // labelled with their 10 draws.
     let f5 = table(&dir, "figure-5");
     let aul_rows: Vec<&Value> = f5.iter().filter(|r| r["measure"] == "AUL").collect();
     assert_eq!(aul_rows.len(), 6);
     for r in &f5 {
-        let kept = r["full-data order"] == r["order by mean"];
-        assert_eq!(r["order kept"] == "yes", kept, "{r}");
+        let kept = r["full-data order"] == r["order of the mean"];
+        assert_eq!(r["mean order changed"] == "no", kept, "{r}");
+        assert_eq!(r["draws averaged"], 10);
+        assert_eq!(r["single draws"], 10);
+        let changing = r["single draws changing the order"].as_u64().unwrap();
+        assert!(changing <= 10);
+        assert_eq!(
+            r["share of single draws changing the order"].as_f64(),
+            Some(changing as f64 / 10.0)
+        );
     }
+    let paper_rings: Vec<(&str, f64)> = f5
+        .iter()
+        .filter(|r| r["paper: order changed"] == "yes (red circle)")
+        .map(|r| (r["measure"].as_str().unwrap(), r["rate"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(
+        paper_rings,
+        [
+            ("CPS", 0.3),
+            ("CPS", 0.6),
+            ("AUL", 0.3),
+            ("AUL", 0.4),
+            ("AUL", 0.5),
+            ("AUL", 0.6),
+            ("AUL", 0.7)
+        ]
+    );
     let first = aul_rows[0]["full-data order"]
         .as_str()
         .unwrap()
@@ -504,14 +640,57 @@ fn two_models_list_figure_4_as_out_of_reach_with_the_minimum() {
 }
 
 #[test]
-fn four_models_give_mutual_information() {
-    let (dir, index) = run(&[0.0, 0.1, 0.2, 0.5], 40, "four");
-    assert_eq!(statuses(&index)["figure-4"], "method only");
+fn four_models_give_mutual_information_with_the_chosen_neighbours() {
+    // The k = 3 of scikit-learn's default runs from 4 models; its MI is the library's
+    // correlate_measures with k = 3 on Table 2's values (the estimator itself is checked
+    // against scikit-learn in tests/liu2024_figure4.rs and bias-metrics).
+    let dir = scratch("four");
+    let mut study = Study::new(
+        models(&[0.0, 0.1, 0.2, 0.5]),
+        data_dir(),
+        dir.join("scores"),
+    )
+    .unwrap()
+    .with_max_pairs(Some(40));
+    let mut out = Reproduction::create(Paper::Liu2024, dir.join("liu2024")).unwrap();
+    let options = Liu2024Options {
+        mi_neighbors: 3,
+        ..quick()
+    };
+    reproduce_liu2024(&mut study, &mut out, &options).unwrap();
+    out.finish().unwrap();
     let f4 = table(&dir, "figure-4");
-    assert!(f4
-        .iter()
-        .all(|r| r["MI (nats)"].as_f64().is_some_and(|v| v >= 0.0)));
     assert!(f4.iter().all(|r| r["models"] == 4));
+    let t2 = from(&table(&dir, "table-2"), "this run");
+    let cp: Vec<(String, BTreeMap<String, f64>)> = t2
+        .iter()
+        .filter(|r| r["data set"] == "CP (CPS)")
+        .map(|r| {
+            let v = ["AUL", "KLS", "JSS"]
+                .iter()
+                .map(|m| ((*m).to_owned(), r[*m].as_f64().unwrap()))
+                .chain([("CPS".to_owned(), r["SSS / CPS"].as_f64().unwrap())])
+                .collect();
+            (r["model"].as_str().unwrap().to_owned(), v)
+        })
+        .collect();
+    let want = bias_robust::correlate_measures(
+        &cp,
+        &bias_robust::CorrelateOptions {
+            k: 3,
+            standardise: true,
+        },
+    )
+    .unwrap();
+    for p in &want.pairs {
+        let row = f4
+            .iter()
+            .find(|r| r["data set"] == "CP" && r["measure a"] == p.a && r["measure b"] == p.b)
+            .unwrap();
+        assert_eq!(row["MI (nats)"].as_f64(), Some(p.mutual_info), "{row}");
+    }
+    let md = std::fs::read_to_string(dir.join("liu2024/figure-4.md")).unwrap();
+    assert!(md.contains("k = 3 neighbours"), "{md}");
 }
 
 #[test]

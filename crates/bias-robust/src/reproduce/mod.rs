@@ -22,6 +22,7 @@ mod kaneko2022;
 mod kaneko2022_tokens;
 mod kaneko2023;
 mod liu2024;
+pub mod liu2024_published;
 mod output;
 mod paraphrase;
 pub mod published_kaneko2022;
@@ -38,7 +39,9 @@ pub use kaneko2022_tokens::{
 pub use kaneko2023::{
     reproduce_kaneko2023, CorpusSpec, Kaneko2023Options, PairScore, FIGURE3_SENTENCE,
 };
-pub use liu2024::{reproduce_liu2024, Liu2024Options, MIN_MODELS_MI, MIN_MODELS_PEARSON};
+#[allow(deprecated)]
+pub use liu2024::MIN_MODELS_MI;
+pub use liu2024::{min_models_mi, reproduce_liu2024, Liu2024Options, MIN_MODELS_PEARSON};
 pub use output::{Artifact, Cell, Reproduction, Scope, Status, Table};
 pub use paraphrase::{reproduce_paraphrase, Paraphrase2022Options};
 pub use schroeder2024::{
