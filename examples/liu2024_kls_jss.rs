@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use bias_core::StudyModel;
 use bias_metrics::JssVariant;
-use bias_plm::{DeviceSpec, LanguageModel, StudiedLm};
+use bias_plm::{DeviceSpec, LanguageModel, ScoringOptions, StudiedLm};
 use bias_robust::reproduce::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
 
 #[path = "common/mod.rs"]
@@ -79,7 +79,15 @@ fn main() -> Result<(), Box<dyn Error>> {
         let lm = LanguageModel::open(resolve(dir), DeviceSpec::Auto, tch::Kind::Float)?;
         // liu2024 needs AUL (its PLL score, fitted by KLS and JSS), CPS and SSS only.
         let scorers = ["aul", "cps", "sss"].map(str::to_owned).to_vec();
-        models.push(Box::new(StudiedLm::new(lm).with_scorers(scorers)));
+        // The scorer conventions of the authors' evaluation.py (matrix SSS), as `bias reproduce
+        // liu2024` uses by default.
+        let options =
+            ScoringOptions::default().with_conventions(Paper::Liu2024.scoring_conventions());
+        models.push(Box::new(
+            StudiedLm::new(lm)
+                .with_scorers(scorers)
+                .with_options(options),
+        ));
     }
 
     let started = Instant::now();

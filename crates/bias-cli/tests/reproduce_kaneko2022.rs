@@ -167,6 +167,35 @@ fn reproduce_kaneko2022_on_fixture_models() {
         .as_str()
         .unwrap()
         .contains("not the paper's checkpoints"));
+    // JSON cells are numbers; a mark or a change is a field of its own.
+    let t4 = read_json(&out.join("table-4.json"));
+    let t4_rows = t4["table"]["rows"].as_array().unwrap();
+    for row in t4_rows {
+        for column in [
+            "AUL (CP) shuffled",
+            "AUL (SS) shuffled",
+            "AUL (SS) unrelated",
+        ] {
+            assert!(row[column].is_f64(), "{column}: {row}");
+            assert!(row[format!("{column} change")].is_f64(), "{column}: {row}");
+        }
+    }
+    let paper_bert = t4_rows
+        .iter()
+        .find(|r| r["MLM"] == "paper: BERT")
+        .expect("the paper's rows beside ours");
+    assert_eq!(paper_bert["AUL (CP) shuffled"], 69.63);
+    assert_eq!(paper_bert["AUL (CP) shuffled mark"], "†");
+    assert_eq!(paper_bert["AUL (CP) shuffled change"], -13.13);
+    assert!(paper_bert.get("AUL (SS) unrelated mark").is_none());
+    let t5 = read_json(&out.join("table-5.json"));
+    let paper_roberta = t5["table"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["MLM"] == "paper: RoBERTa")
+        .unwrap();
+    assert_eq!(paper_roberta["SSS"], 61.97);
     assert!(artifacts["figure-1-roberta"]["files"][0] == "figure-1-roberta.png");
 
     for model in ["bert", "roberta"] {
@@ -586,4 +615,28 @@ fn evaluate_indicator_n_flag() {
         );
     }
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The docs' example commands run the papers' checkpoints (kaneko2022 and liu2024: the three of
+/// the authors' evaluate.py), and the docs' statements about the authors' code name its commits.
+#[test]
+fn docs_examples_use_the_papers_checkpoints() {
+    use bias_robust::reproduce::Paper;
+    let doc = std::fs::read_to_string(root().join("docs/reproduction.md")).unwrap();
+    for paper in [Paper::Kaneko2022, Paper::Liu2024] {
+        let line = doc
+            .lines()
+            .find(|l| l.starts_with(&format!("bias reproduce {paper} ")))
+            .unwrap_or_else(|| panic!("an example command for {paper}"));
+        for model in ["bert-base-cased", "roberta-large", "albert-large-v2"] {
+            assert!(
+                line.contains(&format!("/{model} ")),
+                "{paper}: {model} in {line}"
+            );
+            assert!(paper.published_models().contains(&model));
+        }
+    }
+    for commit in ["6b10239", "a29a457", "6a7ab8c", "8defce5", "a83453f"] {
+        assert!(doc.contains(commit), "docs/reproduction.md names {commit}");
+    }
 }

@@ -1452,6 +1452,55 @@ mod tests {
         assert!(r.test.is_none() && r.aul.percent().is_nan());
     }
 
+    /// The authors' `Accuracy:` counts every position a method scores, of both sentences of
+    /// every pair: pairs that tokenise identically count, AUL counts the special tokens, SSS
+    /// counts nothing for a sentence without a modified token.
+    #[test]
+    fn authors_accuracy_by_hand() {
+        let pairs = [
+            // Unmodified 101, 1, 2, 9, 102; modified 3 / 4.
+            pair("a", "1 2 3 9", "1 2 4 9"),
+            // Identical: every position unmodified.
+            pair("b", "3 6", "3 6"),
+            // The stereotypical sentence has no modified token.
+            pair("c", "1 2", "1 2 4"),
+        ];
+        let cp = authors_accuracy(&mut Fake, AccuracySet::CrowsPairs, &pairs).unwrap();
+        // AUL: every token of the 6 sentences, [101, …, 102] included: 6 + 6 + 4 + 4 + 4 + 5.
+        assert_eq!(cp.aul.total(), 29);
+        // Unmasked rule (even, or one more than the left neighbour): a [101 ✗, 1 ✗, 2 ✓, 3 ✓,
+        // 9 ✗, 102 ✓] and [101, 1, 2 ✓, 4 ✓, 9, 102 ✓]; b [101, 3, 6 ✓, 102 ✓] twice; c [101, 1,
+        // 2 ✓, 102 ✓] and [101, 1, 2 ✓, 4 ✓, 102 ✓].
+        assert_eq!(cp.aul.correct(), 3 + 3 + 2 + 2 + 2 + 3);
+        // CPS: the unmodified positions but the first and last of them: a 0 1 2 4 5 → 1 2 4
+        // (ids 1 2 9) on each side; b 0 1 2 3 → 1 2 (ids 3 6) on each side; c [101 1 2 | 102]
+        // → 1 2 (ids 1 2) on each side.
+        assert_eq!(cp.masked.total(), 3 + 3 + 2 + 2 + 2 + 2);
+        // Masked rule (a multiple of 3): a's 9 and b's 3 and 6, on both sides.
+        assert_eq!(cp.masked.correct(), 2 + 4);
+        assert_eq!(
+            (cp.pairs, cp.skipped_identical, cp.skipped_empty),
+            (3, 0, 0)
+        );
+        let ss = authors_accuracy(&mut Fake, AccuracySet::StereoSet, &pairs).unwrap();
+        // SSS: a 3 | 4, b nothing, c nothing | 4: three tokens, 3 ✓.
+        assert_eq!((ss.masked.correct(), ss.masked.total()), (1, 3));
+        assert_eq!(ss.unit, "token");
+        // The paper's reading leaves b (identical) and c (no modified token) out.
+        let paper = scorer_accuracy(
+            &mut Fake,
+            AccuracySet::StereoSet,
+            &pairs,
+            opts(AulTokens::Paper, StereoSetAccuracy::Token),
+        )
+        .unwrap();
+        assert_eq!(
+            (paper.pairs, paper.skipped_identical, paper.skipped_empty),
+            (1, 1, 1)
+        );
+        assert_eq!(paper.masked.total(), 2);
+    }
+
     #[test]
     fn unrelated_by_hand() {
         let unrelated = [

@@ -631,3 +631,72 @@ fn csv_err(path: &Path, e: csv::Error) -> RobustError {
     };
     io_err("write", path, source)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_annotated_cell_prints_together_and_writes_separate_json_fields() {
+        let mut t = Table::new(&["MLM", "AUL (CP) shuffled"]);
+        t.row(vec![
+            "bert".into(),
+            Cell::Annotated {
+                value: 69.634,
+                decimals: 2,
+                mark: Some("†"),
+                change: Some(-13.126),
+            },
+        ]);
+        assert_eq!(t.rows[0][1].text(), "69.63 † (-13.13)");
+        let row = &t.json()["rows"][0];
+        assert_eq!(row["AUL (CP) shuffled"], 69.634);
+        assert_eq!(row["AUL (CP) shuffled mark"], "†");
+        assert_eq!(row["AUL (CP) shuffled change"], -13.126);
+        let plain = Cell::Annotated {
+            value: 1.0,
+            decimals: 1,
+            mark: None,
+            change: None,
+        };
+        assert_eq!(plain.text(), "1.0");
+        assert!(plain.json_extras("x").is_empty());
+    }
+
+    #[test]
+    fn other_checkpoints_or_a_limit_make_a_reproduction_method_only() {
+        let paper = Scope {
+            models: vec!["bert-base-cased".into(), "google/roberta-large".into()],
+            paper_models: Paper::Kaneko2022.published_models().to_vec(),
+            max_pairs: None,
+        };
+        assert_eq!(paper.restriction(), None);
+        assert_eq!(Status::Reproduced.within(&paper), Status::Reproduced);
+        let other = Scope {
+            models: vec!["bert".into(), "roberta-large".into()],
+            ..paper.clone()
+        };
+        assert_eq!(other.other_models(), ["bert"]);
+        let Status::MethodOnly(why) = Status::Reproduced.within(&other) else {
+            panic!("not method only");
+        };
+        assert!(
+            why.starts_with("bert is not the paper's checkpoint ("),
+            "{why}"
+        );
+        let limited = Scope {
+            max_pairs: Some(40),
+            ..paper
+        };
+        assert_eq!(
+            Status::Substitute("wordfreq".into()).within(&limited),
+            Status::Substitute(
+                "wordfreq; only the first 40 pairs of each data set (--max-pairs): not the \
+                 paper's numbers"
+                    .into()
+            )
+        );
+        let out = Status::OutOfReach("no data".into());
+        assert_eq!(out.clone().within(&limited), out);
+    }
+}
