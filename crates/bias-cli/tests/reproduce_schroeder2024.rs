@@ -89,7 +89,7 @@ fn every_table_and_figure_is_listed_and_the_scores_match_the_authors_procedure()
         })
         .collect();
     let expect = [
-        ("table-1", "reproduced"),
+        ("table-1", "method-only"),
         ("table-2", "out-of-reach"),
         ("table-3", "substitute"),
         ("figure-1", "substitute"),

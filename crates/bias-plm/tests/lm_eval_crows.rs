@@ -31,7 +31,24 @@ fn ll_sum_reproduces_lm_eval_crows_pairs_english() {
         "{} missing: run scripts/setup.sh",
         csv.display()
     );
-    let pairs = bias_data::load_pairs(&csv).unwrap().pairs;
+    let mut pairs = bias_data::load_pairs(&csv).unwrap().pairs;
+    // The reference fed lm-eval the fields as the file stores them (Python's csv module with
+    // newline=""), so row 1293's "white\r\n." reached the model with its "\r"; bias_data reads
+    // line breaks as the papers' own code does (Python's text mode: "\n"). Give the scorer the
+    // stored text, as the reference did (the file's only line breaks inside a field are CRLF).
+    let mut restored = 0;
+    for p in &mut pairs {
+        for s in [&mut p.stereo, &mut p.anti] {
+            if s.contains('\n') {
+                *s = s.replace('\n', "\r\n");
+                restored += 1;
+            }
+        }
+    }
+    assert_eq!(
+        restored, 1,
+        "one sentence of CrowS-Pairs holds a line break (row 1293)"
+    );
     let docs = fixture["documents"].as_array().unwrap();
     assert_eq!(pairs.len(), docs.len());
 

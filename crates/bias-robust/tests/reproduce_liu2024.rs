@@ -313,7 +313,7 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     ] {
         assert_eq!(
             s.get(id).map(String::as_str),
-            Some("method only"),
+            Some("method-only"),
             "{id}: {s:?}"
         );
     }
