@@ -463,6 +463,25 @@ fn kaneko2022_options_change_the_numbers() {
     let paper = run("paper", &[]);
     let scored = run("scored", &["--kaneko2022-pairs-in-n", "scored"]);
     let any = run("any", &["--kaneko2022-label-rule", "any"]);
+    // --sss and --cps-round replace the conventions of the authors' evaluate.py (the default):
+    // the index says so, and the scores go to a table of their own.
+    let forms = run("forms", &["--sss", "diagonal", "--cps-round", "none"]);
+    let forms_index = read_json(&forms.join("index.json"));
+    assert_eq!(
+        forms_index["options"]["scoring (bert)"],
+        "sss diagonal, cps unrounded"
+    );
+    assert_eq!(
+        read_json(&paper.join("index.json"))["options"]["scoring (bert)"],
+        "sss matrix, cps rounded to 3 decimals"
+    );
+    let plain = read_scores(&tmp.join("scores/bert/crows-pairs.first6.csv"));
+    assert!(plain.contains_key(&("sss".to_owned(), "2".to_owned())));
+    let t5_notes = read_json(&forms.join("table-5.json"))["table"]["notes"].to_string();
+    assert!(
+        t5_notes.contains("kaneko2022 Eq. 2, the diagonal") && t5_notes.contains("unrounded"),
+        "{t5_notes}"
+    );
 
     let cp = read_scores(&tmp.join("scores/bert/crows-pairs.sss-matrix.cps-round3.first6.csv"));
     assert!(

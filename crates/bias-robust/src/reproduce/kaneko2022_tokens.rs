@@ -57,6 +57,25 @@ use rand_chacha::ChaCha8Rng;
 use super::{parse_choice, Cell, DataSet, Reproduction, Status, Study, Table};
 use crate::RobustError;
 
+/// `Display` (the choice's `name`) and `FromStr` (any `name` in `ALL`, through
+/// [`parse_choice`], whose error names `$what` and lists every name) for a named option.
+macro_rules! named_choice {
+    ($ty:ty, $what:expr) => {
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = RobustError;
+            fn from_str(s: &str) -> Result<Self, RobustError> {
+                parse_choice(&<$ty>::ALL, <$ty>::name, s, $what)
+            }
+        }
+    };
+}
+
 /// The seed of Table 4's shuffles (each sentence's generator is this seed with the stream
 /// `2 × pair index + side`).
 pub const SHUFFLE_SEED: u64 = 20220222;
@@ -98,18 +117,7 @@ impl AulTokens {
     }
 }
 
-impl fmt::Display for AulTokens {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for AulTokens {
-    type Err = RobustError;
-    fn from_str(s: &str) -> Result<Self, RobustError> {
-        parse_choice(&AulTokens::ALL, AulTokens::name, s, "AUL accuracy tokens")
-    }
-}
+named_choice!(AulTokens, "AUL accuracy tokens");
 
 /// What StereoSet's token-prediction accuracy counts (Kaneko & Bollegala 2022, §4.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -136,23 +144,7 @@ impl StereoSetAccuracy {
     }
 }
 
-impl fmt::Display for StereoSetAccuracy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for StereoSetAccuracy {
-    type Err = RobustError;
-    fn from_str(s: &str) -> Result<Self, RobustError> {
-        parse_choice(
-            &StereoSetAccuracy::ALL,
-            StereoSetAccuracy::name,
-            s,
-            "StereoSet accuracy",
-        )
-    }
-}
+named_choice!(StereoSetAccuracy, "StereoSet accuracy");
 
 /// Whose token-prediction accuracy Table 1 shows (Kaneko & Bollegala 2022, Table 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -182,23 +174,7 @@ impl AccuracyDefinition {
     }
 }
 
-impl fmt::Display for AccuracyDefinition {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for AccuracyDefinition {
-    type Err = RobustError;
-    fn from_str(s: &str) -> Result<Self, RobustError> {
-        parse_choice(
-            &AccuracyDefinition::ALL,
-            AccuracyDefinition::name,
-            s,
-            "token-prediction accuracy",
-        )
-    }
-}
+named_choice!(AccuracyDefinition, "token-prediction accuracy");
 
 /// What the token-prediction accuracy counts; [`Default`] is the paper's definition (§4.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]

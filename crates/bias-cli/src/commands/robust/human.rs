@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use bias_robust::reproduce::AccuracyDefinition;
 use bias_robust::{
     advantaged_split, human_agreement_by, records_scored_in, LabelRule, DEFAULT_MIN_MATCHING,
 };
@@ -85,9 +86,9 @@ pub struct Kaneko2022Args {
         long = "kaneko2022-accuracy",
         id = "kaneko2022-accuracy",
         default_value = "paper",
-        value_parser = ["paper", "authors"]
+        value_parser = |s: &str| s.parse::<AccuracyDefinition>().map_err(|e| e.to_string())
     )]
-    pub accuracy: String,
+    pub accuracy: AccuracyDefinition,
     /// kaneko2022 Table 4: how many seeded shuffles are averaged (mean and SD).
     #[arg(long = "kaneko2022-shuffles", id = "kaneko2022-shuffles",
           default_value_t = bias_robust::reproduce::DEFAULT_SHUFFLES as u32,
@@ -120,10 +121,7 @@ impl Kaneko2022Args {
                     StopWordsArg::Keep => bias_robust::frequency_rank::StopWords::Keep,
                 },
             },
-            accuracy: self
-                .accuracy
-                .parse()
-                .expect("clap admits only the definitions' names"),
+            accuracy: self.accuracy,
             shuffles: self.shuffles as usize,
         }
     }
