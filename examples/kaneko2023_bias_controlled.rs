@@ -65,7 +65,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let mut max_pairs = None;
     let mut options = Kaneko2023Options {
         rates: vec![0.0, 0.5, 1.0],
-        sentences: 320,
+        sentences: Some(320),
         training: TrainingOptions {
             epochs: 1,
             batch_size: 32,
@@ -93,7 +93,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             "--model" => model_dirs.push(value()?.into()),
             "--data-dir" => data_dir = value()?.into(),
             "--out" => out_dir = value()?.into(),
-            "--sentences" => options.sentences = number(value()?)?,
+            "--sentences" => options.sentences = Some(number(value()?)?),
             "--max-pairs" => max_pairs = Some(number(value()?)?),
             "--score" => options.score = value()?.parse::<PairScore>()?,
             "--threads" => tch::set_num_threads(number(value()?)?.clamp(1, 1024) as i32),
@@ -128,7 +128,9 @@ fn run() -> Result<(), Box<dyn Error>> {
         study.len(),
         study.model_names().join(", "),
         options.rates,
-        options.sentences,
+        options
+            .sentences
+            .unwrap_or(bias_robust::reproduce::PAPER_SENTENCES),
         t.epochs,
         t.batch_size,
         t.learning_rate,

@@ -169,7 +169,7 @@ pub fn run(args: &ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
         Paper::Kaneko2023 => bias_robust::reproduce::reproduce_kaneko2023(
             &mut study,
             &mut repro,
-            &args.kaneko2023.options(),
+            &args.kaneko2023.options_for(&args.models),
         ),
         Paper::Schroeder2024 => bias_robust::reproduce::reproduce_schroeder2024_with(
             &mut study,

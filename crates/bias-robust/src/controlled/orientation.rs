@@ -336,11 +336,53 @@ mod tests {
         }
     }
 
+    /// The lists of kaneko2023 §3.1, copied from the paper's text ("we used the female words
+    /// she, woman, female, her, wife, mother, girl, sister, daughter, girlfriend as F, and male
+    /// words he, man, male, him, his, husband, father, boy, brother, son, boyfriend as M"): a
+    /// word added, dropped, misspelt or put on the wrong side in the constants fails here.
     #[test]
-    fn the_papers_lists_are_gender_words_kaneko2023() {
+    fn the_word_lists_are_the_papers_kaneko2023() {
+        let paper_female = [
+            "she",
+            "woman",
+            "female",
+            "her",
+            "wife",
+            "mother",
+            "girl",
+            "sister",
+            "daughter",
+            "girlfriend",
+        ];
+        let paper_male = [
+            "he",
+            "man",
+            "male",
+            "him",
+            "his",
+            "husband",
+            "father",
+            "boy",
+            "brother",
+            "son",
+            "boyfriend",
+        ];
         let (male, female) = kaneko2023_word_lists();
-        let words = GenderWords::new(&male, &female).unwrap();
-        assert_eq!(words, GenderWords::kaneko2023());
+        assert_eq!(male, paper_male, "male list, in the paper's order");
+        assert_eq!(female, paper_female, "female list, in the paper's order");
+        let words = GenderWords::kaneko2023();
+        let set = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect();
+        assert_eq!(*words.male(), set(&paper_male));
+        assert_eq!(*words.female(), set(&paper_female));
+        // And they orient: a she/he swap is female-first, a her/his swap male-first.
+        assert_eq!(
+            male_side_by_words(&row("She cooks.", "He cooks."), &words),
+            Ok(MaleSide::Anti)
+        );
+        assert_eq!(
+            male_side_by_words(&row("His car.", "Her car."), &words),
+            Ok(MaleSide::Stereo)
+        );
     }
 
     #[test]

