@@ -129,7 +129,7 @@ fn reproduce_kaneko2023_on_the_fixture_bert() {
     }
 
     // The per-rate shares (Appendix A reading) equal the share recomputed from the score tables.
-    let models = tmp.join("k23-models").join("bert");
+    let models = tmp.join("k23-models").join("seed-42").join("bert");
     let per_rate = json(&out.join("table-1-per-rate.json"))["table"].clone();
     let rows = per_rate["rows"].as_array().unwrap();
     let measures = [
@@ -208,9 +208,127 @@ fn reproduce_kaneko2023_on_the_fixture_bert() {
         );
     }
 
-    // The development split is written and none of it was trained on.
-    let dev = std::fs::read_to_string(tmp.join("k23-models/bug-wikipedia-dev.txt")).unwrap();
-    assert_eq!(dev.lines().count(), 10);
+    // The development split: 5 male and 5 female sentences (§3.1's words, read here), none of
+    // them in any rate's training set, and every training set has the male share its rate
+    // says, counted from its sentences.
+    let words = bias_data::corpus::GenderWords::kaneko2023();
+    let gender = |s: &str| -> (bool, bool) {
+        let ws: Vec<String> = s
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        (
+            ws.iter().any(|w| words.male().contains(w)),
+            ws.iter().any(|w| words.female().contains(w)),
+        )
+    };
+    for corpus in ["bug-wikipedia", "bug-pubmed"] {
+        let dev = std::fs::read_to_string(tmp.join(format!("k23-models/seed-42/{corpus}-dev.txt")))
+            .unwrap();
+        let dev: std::collections::HashSet<&str> = dev.lines().collect();
+        assert_eq!(dev.len(), 10, "{corpus}: 5 per side, all distinct");
+        let male = dev.iter().filter(|s| gender(s) == (true, false)).count();
+        let female = dev.iter().filter(|s| gender(s) == (false, true)).count();
+        assert_eq!((male, female), (5, 5), "{corpus}");
+        for rate in ["0.00", "0.50", "1.00"] {
+            let train =
+                std::fs::read_to_string(models.join(corpus).join(format!("rate-{rate}.train.txt")))
+                    .unwrap();
+            let lines: Vec<&str> = train.lines().collect();
+            assert_eq!(lines.len(), 16, "{corpus} r={rate}");
+            let male = lines.iter().filter(|s| gender(s) == (true, false)).count();
+            let female = lines.iter().filter(|s| gender(s) == (false, true)).count();
+            let want = (rate.parse::<f64>().unwrap() * 16.0).round() as usize;
+            assert_eq!((male, female), (want, 16 - want), "{corpus} r={rate}");
+            for l in &lines {
+                assert!(
+                    !dev.contains(l),
+                    "{l:?}: dev sentence trained on at r={rate}"
+                );
+            }
+        }
+    }
+
+    // Table 1: each ρ with its interval and p-value. With 3 rates the p-value of Spearman's ρ
+    // has 1 degree of freedom: p = 1 − (2/π) atan(|t|), t = ρ √(1 / (1 − ρ²)); |ρ| = 1 gives
+    // 0 and |ρ| = 0.5 gives 2/3.
+    let table1 = json(&out.join("table-1.json"));
+    let status_detail = table1["status"]["detail"].as_str().unwrap().to_owned();
+    for reduction in [
+        "16 on bug-wikipedia",
+        "rates [0.0, 0.5, 1.0]",
+        "blocks of 32 tokens",
+        "at most 2 steps",
+        "learning rate 1e-2 (5e-5)",
+    ] {
+        assert!(
+            status_detail.contains(reduction),
+            "{reduction} not in {status_detail}"
+        );
+    }
+    let t1 = table1["table"].clone();
+    let mut checked = 0;
+    for row in t1["rows"].as_array().unwrap() {
+        for c in ["bert bug-wikipedia", "bert bug-pubmed"] {
+            let Some(rho) = num(&row[c]) else {
+                assert!(row[format!("{c} p").as_str()].is_null());
+                continue;
+            };
+            let p = num(&row[format!("{c} p").as_str()]).unwrap();
+            let want = if rho.abs() > 1.0 - 1e-9 {
+                0.0
+            } else {
+                let t = rho.abs() * (1.0 / (1.0 - rho * rho)).sqrt();
+                1.0 - 2.0 / std::f64::consts::PI * t.atan()
+            };
+            assert!(
+                abs_diff_eq!(p, want, epsilon = 1e-3),
+                "{c}: ρ {rho}, p {p} vs {want}"
+            );
+            let (lo, hi) = (
+                num(&row[format!("{c} CI low").as_str()]).unwrap(),
+                num(&row[format!("{c} CI high").as_str()]).unwrap(),
+            );
+            assert!((-1.0..=hi).contains(&lo) && hi <= 1.0, "{c}: [{lo}, {hi}]");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked} cells with a ρ");
+    // The sign note names exactly the measures whose ρ has opposite signs in the two readings.
+    let notes: Vec<String> = t1["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect();
+    let sign = notes
+        .iter()
+        .find(|n| n.starts_with("The reading sets the sign"))
+        .unwrap();
+    let rows1 = t1["rows"].as_array().unwrap();
+    let cell = |m: &str, c: &str| -> Option<f64> {
+        rows1
+            .iter()
+            .find(|r| r["measure"] == m)
+            .and_then(|r| num(&r[c]))
+    };
+    for c in ["bert bug-wikipedia", "bert bug-pubmed"] {
+        for label in ["SSS", "CPS", "AUL", "AULA"] {
+            let male = cell(label, c);
+            let stereo = cell(&format!("{label}, stereo vs anti (App. A)"), c);
+            let flips = matches!((male, stereo), (Some(a), Some(b)) if a * b < 0.0);
+            let named = sign.contains(&format!(
+                "{label} {:+.2} (male) vs {:+.2} (stereo)",
+                male.unwrap_or(0.0),
+                stereo.unwrap_or(0.0)
+            ));
+            assert_eq!(flips, named, "{c} {label}: {sign}");
+        }
+    }
+    assert!(notes
+        .iter()
+        .any(|n| n.contains("conditions on the gender word")));
 
     // --kaneko2023-score stereo: Table 1's main rows become the Appendix A reading (the models
     // and score tables are reused).
@@ -239,5 +357,60 @@ fn reproduce_kaneko2023_on_the_fixture_bert() {
             assert_eq!(a[c], b[c], "{label} {c}");
         }
     }
+
+    // --kaneko2023-seeds 2: seed 42's models are reused, seed 43's are trained; Table 1 adds
+    // ρ's mean, SD, minimum and maximum over the two seeds, each seed's ρ recomputed by hand
+    // from the per-rate table.
+    let out3 = tmp.join("kaneko2023-seeds");
+    run(&out3, &["--kaneko2023-seeds", "2"]);
+    assert!(tmp
+        .join("k23-models/seed-43/bert/bug-pubmed/rate-1.00.crows-pairs-gender.csv")
+        .is_file());
+    let per_rate = json(&out3.join("table-1-per-rate.json"))["table"].clone();
+    let t3 = json(&out3.join("table-1.json"))["table"].clone();
+    let mut spreads = 0;
+    for corpus in ["bug-wikipedia", "bug-pubmed"] {
+        let column = format!("bert {corpus}");
+        for (label, key) in [("TBS", "TBS"), ("AUL", "AUL (male)"), ("CPS", "CPS (male)")] {
+            let rhos: Vec<f64> = [42, 43]
+                .iter()
+                .filter_map(|seed| {
+                    let values: Vec<f64> = per_rate["rows"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .filter(|r| r["corpus"] == corpus && r["seed"] == *seed)
+                        .map(|r| num(&r[key]).unwrap())
+                        .collect();
+                    assert_eq!(values.len(), 3, "{corpus} seed {seed}");
+                    spearman(&[0.0, 0.5, 1.0], &values)
+                })
+                .collect();
+            let row = find(&t3, label);
+            assert_eq!(
+                row[format!("{column} seeds n").as_str()].as_i64(),
+                Some(rhos.len() as i64)
+            );
+            if rhos.len() == 2 {
+                let mean = (rhos[0] + rhos[1]) / 2.0;
+                let sd = (rhos[0] - rhos[1]).abs() / 2f64.sqrt();
+                let got = |k: &str| num(&row[format!("{column} seeds {k}").as_str()]).unwrap();
+                assert!(abs_diff_eq!(got("mean"), mean, epsilon = 1e-9), "{label}");
+                assert!(abs_diff_eq!(got("SD"), sd, epsilon = 1e-9), "{label}");
+                assert!(abs_diff_eq!(
+                    got("min"),
+                    rhos[0].min(rhos[1]),
+                    epsilon = 1e-9
+                ));
+                assert!(abs_diff_eq!(
+                    got("max"),
+                    rhos[0].max(rhos[1]),
+                    epsilon = 1e-9
+                ));
+                spreads += 1;
+            }
+        }
+    }
+    assert!(spreads > 0, "no measure had a ρ under both seeds");
     let _ = std::fs::remove_dir_all(&tmp);
 }
