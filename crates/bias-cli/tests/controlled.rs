@@ -275,6 +275,92 @@ fn check_values_from_saved_outputs(dir: &std::path::Path, report: &serde_json::V
     }
 }
 
+/// TBS and the he/she probe of `bias controlled` against `transformers`, not against files the
+/// same code wrote: with learning rate 0 (and the kaneko2023 preset's zero weight decay and
+/// warm-up) fine-tuning leaves the weights as they are, so every rate's TBS per occupation and
+/// probe must be those of the base fixture BERT, which scripts/fixtures/template_scores.py
+/// computed with `transformers` (fixtures/plm/template_scores.json, the `default` case:
+/// "[G] is [A] [T].", he / she) on the same occupations.
+#[test]
+fn controlled_templates_equal_transformers_when_nothing_is_learned() {
+    let dir = scratch("templates-lr0");
+    let out = dir.display().to_string();
+    let fixture: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("fixtures/plm/template_scores.json")).unwrap(),
+    )
+    .unwrap();
+    let case = fixture["models"]["bert"]["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "default")
+        .unwrap()
+        .clone();
+    assert_eq!(case["template"], "[G] is [A] [T].");
+    let targets: Vec<String> = serde_json::from_value(fixture["targets"].clone()).unwrap();
+    std::fs::create_dir_all(&dir).unwrap();
+    let occupations = dir.join("occupations.txt");
+    std::fs::write(&occupations, targets.join("\n") + "\n").unwrap();
+    let res = bias()
+        .args(["controlled", "--base", &path("fixtures/models/bert")])
+        .args(["--corpus", &path("fixtures/train/sentences.txt")])
+        .args(["--rates", "0,0.5,1", "--sentences", "8", "--out", &out])
+        .args(["--scorers", "aul", "--bootstrap", "0", "--max-steps", "1"])
+        .args(["--max-length", "32", "--learning-rate", "0"])
+        .args(["--data-dir", &path("data"), "--device", "cpu"])
+        .args(["--occupations", &occupations.display().to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let rows = case["rows"].as_array().unwrap();
+    let probe = case["probe_means"].as_array().unwrap();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let tbs_row = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["measure"] == "TBS")
+        .unwrap()
+        .clone();
+    for (k, r) in ["0.00", "0.50", "1.00"].iter().enumerate() {
+        let saved: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("templates/rate-{r}.json"))).unwrap(),
+        )
+        .unwrap();
+        let tbs: Vec<f64> = serde_json::from_value(saved["tbs"].clone()).unwrap();
+        assert_eq!(tbs.len(), rows.len());
+        for (got, want) in tbs.iter().zip(rows) {
+            let w = want["score"].as_f64().unwrap();
+            assert!(
+                abs_diff_eq!(*got, w, epsilon = 1e-4),
+                "r = {r}, TBS of {}: {got} vs transformers {w}",
+                want["target"]
+            );
+        }
+        // The report's TBS is their mean: transformers' TBS.
+        let mean = tbs_row["values"][k].as_f64().unwrap();
+        let want = case["tbs"].as_f64().unwrap();
+        assert!(
+            abs_diff_eq!(mean, want, epsilon = 1e-4),
+            "r = {r}: {mean} vs {want}"
+        );
+        for (word, i) in [("he", 0), ("she", 1)] {
+            let got = report["probe"][k][word].as_f64().unwrap();
+            let want = probe[i].as_f64().unwrap();
+            assert!(
+                (got - want).abs() <= 1e-3 * want.abs() + 1e-9,
+                "r = {r}, P({word}): {got} vs transformers {want}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `--max-per-side` caps the balanced sides and `--dev-per-side` holds sentences out of every
 /// training set (kaneko2023 §3.1: 2M per side, 100K development sentences): the fixture corpus
 /// has 13 sentences per side; capped at 12 and with 4 per side held out, 8 per side are left,
@@ -294,18 +380,49 @@ fn controlled_caps_the_sides_and_holds_out_a_development_split() {
         stderr.contains("4 sentences per side held out") && stderr.contains("8 per side left"),
         "{stderr}"
     );
+    // Classified here with the paper's lists: male-only, female-only.
+    let words = bias_data::corpus::GenderWords::kaneko2023();
+    let gender = |s: &str| -> (bool, bool) {
+        let ws: Vec<String> = s
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        (
+            ws.iter().any(|w| words.male().contains(w)),
+            ws.iter().any(|w| words.female().contains(w)),
+        )
+    };
+    let count = |lines: &[&str], g: (bool, bool)| lines.iter().filter(|s| gender(s) == g).count();
     let dev = std::fs::read_to_string(dir.join("corpus/dev.txt")).unwrap();
     let dev: Vec<&str> = dev.lines().collect();
     assert_eq!(dev.len(), 8);
-    for r in ["0.00", "0.50", "1.00"] {
+    // 4 per side, as --dev-per-side says, all distinct.
+    assert_eq!(count(&dev, (true, false)), 4);
+    assert_eq!(count(&dev, (false, true)), 4);
+    assert_eq!(
+        dev.iter().collect::<std::collections::HashSet<_>>().len(),
+        8
+    );
+    let mut trained = std::collections::HashSet::new();
+    for (r, male) in [("0.00", 0), ("0.50", 4), ("1.00", 8)] {
         let train = std::fs::read_to_string(dir.join(format!("corpus/rate-{r}.txt"))).unwrap();
-        for line in train.lines() {
+        let lines: Vec<&str> = train.lines().collect();
+        // --sentences 8 with the rate's share of male sentences.
+        assert_eq!(lines.len(), 8, "rate {r}");
+        assert_eq!(count(&lines, (true, false)), male, "rate {r}");
+        assert_eq!(count(&lines, (false, true)), 8 - male, "rate {r}");
+        for line in &lines {
             assert!(
-                !dev.contains(&line),
+                !dev.contains(line),
                 "{line:?} is in the dev split and in rate {r}"
             );
+            trained.insert(line.to_string());
         }
     }
+    // 12 per side kept, 4 held out: rates 0 and 1 use all 8 left on each side, so the dev
+    // split and the training sentences together are the 24 kept sentences.
+    assert_eq!(trained.len(), 16);
     // One more held-out sentence per side leaves rate 1 short of male sentences.
     let short = controlled(&scratch("dev-short").display().to_string(), "0,0.5,1", "8")
         .args(["--max-per-side", "12", "--dev-per-side", "5"])
