@@ -414,3 +414,21 @@ fn reproduce_kaneko2023_on_the_fixture_bert() {
     assert!(spreads > 0, "no measure had a ρ under both seeds");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// docs/kaneko2023_cps.md starts from the pair reading and its sign, states that CPS conditions
+/// on the gender word, and no longer quotes the HA column as CPS's ρ.
+#[test]
+fn the_cps_page_starts_from_the_reading() {
+    let page = std::fs::read_to_string(root().join("docs/kaneko2023_cps.md")).unwrap();
+    let first_section = page.split("\n## ").nth(1).unwrap_or("");
+    assert!(
+        first_section.starts_with("1. The reading sets the sign"),
+        "{first_section:.80}"
+    );
+    assert!(page.contains("in 70 of those 108 the stereotypical sentence is the **female** one"));
+    assert!(page.contains("## 2. CPS conditions on the gender word"));
+    assert!(page.contains("A pure shift in gender-word frequency\nis invisible to it"));
+    assert!(!page.contains("CPS at +0.22 to +0.57"));
+    // The command it shows is the one whose table it quotes.
+    assert!(page.contains("--kaneko2023-sentences 400 --kaneko2023-seeds 3"));
+}
