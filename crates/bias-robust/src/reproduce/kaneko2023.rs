@@ -561,7 +561,7 @@ fn run(
             let m = mine(c, options, seed, &seed_dir(&models_dir, seed), &bug)?;
             let sentences = options
                 .sentences
-                .unwrap_or_else(|| m.male.len().min(m.female.len()).min(PAPER_SENTENCES).max(1));
+                .unwrap_or_else(|| m.male.len().min(m.female.len()).clamp(1, PAPER_SENTENCES));
             per_corpus.push(Mined {
                 name: c.name.clone(),
                 corpus: m,
