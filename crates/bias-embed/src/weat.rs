@@ -11,7 +11,7 @@ use crate::vector::{check_dim, check_set};
 use crate::EmbedError;
 
 /// Tolerance used when comparing a re-partition's statistic with the observed one: the same sum
-/// taken in another order rounds differently (schroeder2024 and its authors' code).
+/// taken in another order rounds differently, and a tie must still count.
 pub const WEAT_STAT_TOL: f64 = 1e-9;
 
 /// Permutations drawn from one random stream in the Monte-Carlo test. Chunk `c` uses the ChaCha8
@@ -30,7 +30,9 @@ pub enum Ddof {
     One,
 }
 
-/// Which re-partitions count towards the permutation p-value (Caliskan et al. 2017; schroeder2024 and its authors' code).
+/// Which re-partitions count towards the permutation p-value (Caliskan et al. 2017; the
+/// schroeder2024 authors' code has no permutation test: its `permutation_test` prints "not
+/// implemented yet").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TailCount {
     /// Count re-partitions with statistic `≥ observed − 1e-9`, the observed partition included
@@ -226,8 +228,8 @@ fn binomial(n: u64, k: u64) -> u128 {
     c
 }
 
-/// The one-sided permutation test of WEAT (Caliskan et al. 2017; schroeder2024 and its authors' code) on precomputed
-/// associations `s_x`, `s_y` ([`weat_association`]).
+/// The one-sided permutation test of WEAT (Caliskan et al. 2017 §Methods; schroeder2024's
+/// authors' code has none) on precomputed associations `s_x`, `s_y` ([`weat_association`]).
 ///
 /// The statistic `Σ_x s(x) − Σ_y s(y)` is compared over all re-partitions `(X_i, Y_i)` of
 /// `X ∪ Y` with `|X_i| = |X|`. When `C(|X|+|Y|, |X|) ≤ exact_threshold` every re-partition is

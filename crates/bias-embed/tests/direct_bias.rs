@@ -285,3 +285,39 @@ fn covariance_path_d300() {
         assert_abs_diff_eq!(q, b.explained_variance[j], epsilon = 1e-9);
     }
 }
+
+#[test]
+fn raw_and_unit_subspaces_by_hand() {
+    use bias_embed::{bias_subspace_with, SubspaceVectors};
+    // One tuple: (2, 0) and (0, 1). Raw (the schroeder2024 authors' pca_bias_subspace): centred
+    // (1, −0.5) and (−1, 0.5), direction (2, −1)/√5. Unit (Bolukbasi): (1, 0) and (0, 1),
+    // centred (0.5, −0.5) and (−0.5, 0.5), direction (1, −1)/√2.
+    let t = ndarray::array![[2.0, 0.0], [0.0, 1.0]];
+    let raw = bias_subspace_with(&[t.view()], 1, SubspaceVectors::Raw).unwrap();
+    let unit = bias_subspace_with(&[t.view()], 1, SubspaceVectors::Unit).unwrap();
+    let s5 = 5f64.sqrt();
+    assert_abs_diff_eq!(raw.components[[0, 0]], 2.0 / s5, epsilon = 1e-12);
+    assert_abs_diff_eq!(raw.components[[0, 1]], -1.0 / s5, epsilon = 1e-12);
+    assert_abs_diff_eq!(unit.components[[0, 0]], 0.5f64.sqrt(), epsilon = 1e-12);
+    assert_abs_diff_eq!(unit.components[[0, 1]], -(0.5f64.sqrt()), epsilon = 1e-12);
+    assert_eq!(bias_subspace(&[t.view()], 1).unwrap(), unit);
+    // DirectBias of (1, 1) (c = 1): |cos| with each direction, 1/√10 and 0.
+    let target = ndarray::array![[1.0, 1.0]];
+    assert_abs_diff_eq!(
+        direct_bias(target.view(), &raw, 1.0).unwrap(),
+        1.0 / 10f64.sqrt(),
+        epsilon = 1e-12
+    );
+    assert_abs_diff_eq!(
+        direct_bias(target.view(), &unit, 1.0).unwrap(),
+        0.0,
+        epsilon = 1e-12
+    );
+    // Vectors of unit length already: the two agree.
+    let u = ndarray::array![[0.6, 0.8], [1.0, 0.0]];
+    let a = bias_subspace_with(&[u.view()], 1, SubspaceVectors::Raw).unwrap();
+    let b = bias_subspace_with(&[u.view()], 1, SubspaceVectors::Unit).unwrap();
+    for (x, y) in a.components.iter().zip(b.components.iter()) {
+        assert_abs_diff_eq!(x, y, epsilon = 1e-12);
+    }
+}

@@ -130,3 +130,43 @@ fn the_authors_diff_splits_on_spaces_and_strips_punctuation_but_hyphens() {
         "[M] mind wondered, [M] said."
     );
 }
+
+/// The kept pairs, the group order their dataset class builds from the data and every target's
+/// group ids equal what the authors' code returned (`fixtures/authors/schroeder2024/minilm.json`,
+/// `CrowSPairsDataset` of PLMBiasMeasureBenchmark `ijcnn24`, run unmodified).
+#[test]
+fn kept_pairs_and_group_ids_equal_the_authors_code() {
+    use bias_embed::protocol::{data_group_order, GroupOrder};
+    let text = std::fs::read_to_string(root().join("fixtures/authors/schroeder2024/minilm.json"))
+        .expect("fixture");
+    let authors: serde_json::Value = serde_json::from_str(&text).expect("fixture JSON");
+    let pairs = crows();
+    for sets in authors_sets().unwrap() {
+        let ty = sets.bias_type.to_string();
+        let theirs = &authors["models"]["minilm"]["bias_types"][&ty];
+        let (mut kept, _) = select_pairs(&pairs, &sets, CrowsFilter::Authors, TargetSplit::Authors);
+        let ids: Vec<i64> = kept.iter().map(|k| k.pair_id.parse().unwrap()).collect();
+        let want: Vec<i64> = theirs["pair_ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        assert_eq!(ids, want, "{ty}");
+        let order: Vec<&str> = data_group_order(&kept)
+            .into_iter()
+            .map(|g| sets.groups[g].as_str())
+            .collect();
+        assert_eq!(
+            serde_json::json!(order),
+            theirs["groups_data_order"],
+            "{ty}"
+        );
+        GroupOrder::AuthorsCode.apply(&mut kept);
+        let ids = |f: fn(&bias_embed::protocol::KeptPair) -> usize| -> serde_json::Value {
+            serde_json::json!(kept.iter().map(f).collect::<Vec<_>>())
+        };
+        assert_eq!(ids(|k| k.target_group), theirs["group_ids"], "{ty}");
+        assert_eq!(ids(|k| k.other_group), theirs["group_cf_ids"], "{ty}");
+    }
+}

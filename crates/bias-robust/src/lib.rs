@@ -81,8 +81,8 @@ pub use paraphrase::{
 pub use retest::{
     pool_deviations, retest_direct_bias, retest_same_binary, retest_study, retest_weat,
     subset_size, title_context_study, EmbedMeasure, PooledDeviation, RetestOptions, RetestReport,
-    ScoreRange, ShareDeviation, TargetLabels, TitleContextReport, WeatSplit, WeatTargets,
-    TITLE_CONTEXT_SHARE,
+    ScoreRange, ShareDeviation, SubsetDraw, TargetLabels, TitleContextReport, WeatSplit,
+    WeatTargets, TITLE_CONTEXT_SHARE,
 };
 pub use robustness::{
     subsample_by_scorer, subsample_study, subsample_study_on_draws, ExplicitDraws, MeasureAtRate,

@@ -55,14 +55,34 @@ impl ScoreRange {
     }
 }
 
+/// How the subsets of a test–retest study are drawn ([`RetestOptions::draw`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SubsetDraw {
+    /// Every share and repeat draws its own subset of [`subset_size`] targets (at least 2),
+    /// uniformly without replacement (this project's first reading of §4.1.3; the default of
+    /// [`RetestOptions::default`]).
+    #[default]
+    Independent,
+    /// The schroeder2024 authors' `robustness.py` (PLMBiasMeasureBenchmark, branch `ijcnn24`,
+    /// `test_target_robustness`): repeat `r` shuffles all targets once and share `s` takes the
+    /// first `int(s · n)` of that order, so a repeat's subsets are nested. No minimum size: a
+    /// subset too small for the measure fails (see [`RetestOptions::skip_failures`]).
+    NestedPrefixes,
+}
+
 /// Settings of a test–retest study (schroeder2024 §4.1.3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetestOptions {
-    /// Shares of the targets evaluated, each in `(0, 1]`. Default: the six shares of
-    /// schroeder2024 Fig. 3, `0.01, 0.02, 0.05, 0.10, 0.15, 0.20`.
+    /// Shares of the targets evaluated, each in `(0, 1]`. Default: this project's grid `0.01,
+    /// 0.02, 0.05, 0.10, 0.15, 0.20`; the authors' `robustness.py` uses `0.01, 0.03, 0.05, 0.1,
+    /// 0.2` ([`RetestOptions::schroeder2024`]).
     pub shares: Vec<f64>,
-    /// Random subsets drawn per share (default 100; the paper does not state its count).
+    /// Random subsets drawn per share (default 100; the paper does not state its count, the
+    /// authors' `robustness.py` draws 50).
     pub repeats: usize,
+    /// How subsets are drawn (default [`SubsetDraw::Independent`]).
+    pub draw: SubsetDraw,
     /// Base seed: repeat `r` of share number `s` draws from ChaCha8 stream `(s << 32) | r` of it,
     /// so a seed gives the same subsets, and the same report, on any number of threads.
     pub seed: u64,
@@ -82,9 +102,33 @@ impl Default for RetestOptions {
         RetestOptions {
             shares: vec![0.01, 0.02, 0.05, 0.10, 0.15, 0.20],
             repeats: 100,
+            draw: SubsetDraw::Independent,
             seed: 0,
             range: None,
             skip_failures: false,
+        }
+    }
+}
+
+impl RetestOptions {
+    /// What the schroeder2024 authors' `robustness.py` runs for Fig. 3 (PLMBiasMeasureBenchmark,
+    /// branch `ijcnn24`, lines 177–180): shares `0.01, 0.03, 0.05, 0.1, 0.2`, 50 repeats, nested
+    /// prefixes of one shuffle per repeat ([`SubsetDraw::NestedPrefixes`]).
+    pub fn schroeder2024() -> RetestOptions {
+        RetestOptions {
+            shares: vec![0.01, 0.03, 0.05, 0.10, 0.20],
+            repeats: 50,
+            draw: SubsetDraw::NestedPrefixes,
+            ..RetestOptions::default()
+        }
+    }
+
+    /// The number of targets of a subset at `share` of `n_targets` under [`RetestOptions::draw`]:
+    /// [`subset_size`], or Python's `int(share · n)` for nested prefixes (may be 0 or 1).
+    pub fn subset_len(&self, n_targets: usize, share: f64) -> usize {
+        match self.draw {
+            SubsetDraw::Independent => subset_size(n_targets, share),
+            SubsetDraw::NestedPrefixes => ((n_targets as f64) * share).floor() as usize,
         }
     }
 }
@@ -266,10 +310,30 @@ where
     let values: Vec<Result<f64, E>> = jobs
         .par_iter()
         .map(|&(s, r)| {
-            let k = subset_size(n_targets, options.shares[s]);
-            let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
-            rng.set_stream(((s as u64) << 32) | r as u64);
-            let mut idx = sample(&mut rng, n_targets, k).into_vec();
+            let k = options.subset_len(n_targets, options.shares[s]);
+            let mut idx = match options.draw {
+                SubsetDraw::Independent => {
+                    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+                    rng.set_stream(((s as u64) << 32) | r as u64);
+                    sample(&mut rng, n_targets, k).into_vec()
+                }
+                SubsetDraw::NestedPrefixes => {
+                    // One shuffle per repeat, shared by every share: stream `r` of the seed.
+                    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+                    rng.set_stream(r as u64);
+                    let mut order = sample(&mut rng, n_targets, n_targets).into_vec();
+                    order.truncate(k);
+                    order
+                }
+            };
+            if idx.is_empty() {
+                return Err(invalid(
+                    "subset",
+                    format!("share {} of {n_targets} targets", options.shares[s]),
+                    "at least one target (int(share · n) is 0)",
+                )
+                .into());
+            }
             idx.sort_unstable();
             measure(&idx).and_then(|v| Ok(finite(v, "measure on a subset")?))
         })
@@ -309,7 +373,7 @@ where
         norm.sort_by(f64::total_cmp);
         shares.push(ShareDeviation {
             share,
-            subset_size: subset_size(n_targets, share),
+            subset_size: options.subset_len(n_targets, share),
             evaluated: ok.len(),
             failed,
             mean_abs_deviation_raw: raw.iter().sum::<f64>() / n,

@@ -124,6 +124,7 @@ fn hand_checked_three_targets() {
         seed: 1,
         range: Some(ScoreRange { lo: 0.0, hi: 6.0 }),
         skip_failures: false,
+        ..RetestOptions::default()
     };
     let r = retest_study(3, &measure, &options).unwrap();
     assert_eq!(r.full_value, 3.0);
@@ -787,4 +788,75 @@ fn pooled_deviation_by_hand() {
     );
     let err = pool_deviations(&[]).unwrap_err().to_string();
     assert!(err.starts_with("shares = 0 entries, 0 subsets: "), "{err}");
+}
+
+#[test]
+fn nested_prefixes_are_the_authors_subsets() {
+    use bias_robust::SubsetDraw;
+    // schroeder2024's robustness.py: shares 0.01/0.03/0.05/0.1/0.2, 50 repeats, each repeat one
+    // shuffle whose first int(share · n) targets are the subsets.
+    let o = RetestOptions::schroeder2024();
+    assert_eq!(o.shares, [0.01, 0.03, 0.05, 0.1, 0.2]);
+    assert_eq!((o.repeats, o.draw), (50, SubsetDraw::NestedPrefixes));
+    // Python's int(share · n): 0.03 · 100 = 3.0000000000000004 → 3, 0.29 · 100 = 28.999… → 28,
+    // 0.01 · 50 = 0.5 → 0 (no floor of 2, unlike the independent draw).
+    assert_eq!(o.subset_len(100, 0.03), 3);
+    assert_eq!(o.subset_len(100, 0.29), 28);
+    assert_eq!(o.subset_len(50, 0.01), 0);
+    assert_eq!(RetestOptions::default().subset_len(50, 0.01), 2);
+    // Record the subsets: within a repeat every smaller share's subset lies in the larger one's.
+    let seen: Mutex<Vec<Vec<usize>>> = Mutex::new(Vec::new());
+    let measure = |idx: &[usize]| -> Result<f64, RobustError> {
+        seen.lock().unwrap().push(idx.to_vec());
+        Ok(idx.len() as f64)
+    };
+    let options = RetestOptions {
+        shares: vec![0.1, 0.3],
+        repeats: 4,
+        ..RetestOptions::schroeder2024()
+    };
+    let report = retest_study(20, &measure, &options).unwrap();
+    assert_eq!(report.shares[0].subset_size, 2);
+    assert_eq!(report.shares[1].subset_size, 6);
+    let seen = seen.into_inner().unwrap();
+    let small: Vec<&Vec<usize>> = seen.iter().filter(|s| s.len() == 2).collect();
+    let large: Vec<&Vec<usize>> = seen.iter().filter(|s| s.len() == 6).collect();
+    assert_eq!((small.len(), large.len()), (4, 4));
+    for s in &small {
+        assert!(
+            large.iter().any(|l| s.iter().all(|i| l.contains(i))),
+            "{s:?} is in no larger subset"
+        );
+    }
+    // Independent draws do not nest in general (same seed, same shares).
+    let independent = RetestOptions {
+        draw: SubsetDraw::Independent,
+        ..options.clone()
+    };
+    let seen2: Mutex<Vec<Vec<usize>>> = Mutex::new(Vec::new());
+    let measure2 = |idx: &[usize]| -> Result<f64, RobustError> {
+        seen2.lock().unwrap().push(idx.to_vec());
+        Ok(idx.len() as f64)
+    };
+    retest_study(20, &measure2, &independent).unwrap();
+    let seen2 = seen2.into_inner().unwrap();
+    let small2: Vec<&Vec<usize>> = seen2.iter().filter(|s| s.len() == 2).collect();
+    let large2: Vec<&Vec<usize>> = seen2.iter().filter(|s| s.len() == 6).collect();
+    let nested = small2
+        .iter()
+        .filter(|s| large2.iter().any(|l| s.iter().all(|i| l.contains(i))))
+        .count();
+    assert!(nested < 4, "independent draws happened to nest: {seen2:?}");
+    // A share whose subset is empty fails, and is counted when failures are skipped.
+    let tiny = RetestOptions {
+        shares: vec![0.01, 0.5],
+        repeats: 3,
+        skip_failures: true,
+        ..RetestOptions::schroeder2024()
+    };
+    let count = |idx: &[usize]| -> Result<f64, RobustError> { Ok(idx.len() as f64) };
+    assert!(
+        retest_study(20, &count, &tiny).is_err(),
+        "every subset of 1 % is empty"
+    );
 }

