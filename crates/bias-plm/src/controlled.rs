@@ -209,7 +209,8 @@ fn templates(
 
 /// Fine-tunes `base` on `sentences` as `request` says (kaneko2023 §2: one bias-controlled model
 /// per rate of bias) with an [`MlmTrainer`](crate::MlmTrainer) on the base's device, no
-/// intermediate checkpoints, and opens the result (f32) under `request.name`. A folder that
+/// intermediate checkpoints, in blocks of `request.max_length` tokens capped at the model's
+/// maximum (as `run_mlm.py` caps them), and opens the result (f32) under `request.name`. A folder that
 /// already holds the same run is reused without training.
 ///
 /// # Errors
@@ -225,8 +226,12 @@ pub fn fine_tune_study_model(
         tch::Device::Cuda(i) => crate::DeviceSpec::Cuda(i),
         _ => crate::DeviceSpec::Cpu,
     };
+    // run_mlm.py caps the block length at the model's maximum the same way (a longer block would
+    // index past the position table).
+    use crate::model::MaskedLanguageModel;
+    let model_max = base.model().config().max_tokens().max(3) as usize;
     let mut trainer = crate::MlmTrainer::new(base.dir(), &request.dir, device)
-        .max_length(request.max_length)
+        .max_length(request.max_length.min(model_max))
         .checkpoint_every(0);
     trainer.train(sentences, &request.options)?;
     Ok(MaskedLm::open(&request.dir, device, tch::Kind::Float)?.with_name(request.name.clone()))

@@ -1867,4 +1867,34 @@ mod tests {
         t.samples[0].same_pair = None;
         assert_eq!(figure1_r(&t, "SAME", Figure1Reading::AuthorsCode), None);
     }
+
+    #[test]
+    fn the_notes_and_the_index_say_which_settings_gave_the_numbers() {
+        let authors = SchroederOptions::default();
+        let note = settings_note(&authors);
+        assert!(note.contains("SAME as the authors' code"), "{note}");
+        assert!(note.contains("raw term vectors"), "{note}");
+        assert!(note.contains("every pair read as antistereo"), "{note}");
+        let other = SchroederOptions {
+            same: SameVariant::Paper,
+            subspace: SubspaceVectors::Unit,
+            labels: StereoLabels::Intended,
+            group_order: GroupOrder::File,
+            ..SchroederOptions::default()
+        };
+        let note = settings_note(&other);
+        for want in [
+            "SAME as the paper's Eq. 16",
+            "unit term vectors",
+            "intended reading",
+            "its own group's terms",
+        ] {
+            assert!(note.contains(want), "{want}: {note}");
+        }
+        let named: BTreeMap<_, _> = other.named().into_iter().collect();
+        assert_eq!(named["schroeder2024 SAME"], "paper (Eq. 16)");
+        assert_eq!(named["schroeder2024 labels"], "intended");
+        assert_eq!(named["schroeder2024 group order"], "file");
+        assert_eq!(named["schroeder2024 subspace"], "unit");
+    }
 }
