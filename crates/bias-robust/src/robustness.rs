@@ -27,7 +27,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use bias_core::{AnyMeasure, ScoreSlice, ScoreTable};
-use bias_metrics::stats::quantile_linear;
+use bias_metrics::stats::{kendall_tau_b_value, quantile_linear};
 use bias_metrics::{score_group_analysis, MetricsError};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -288,36 +288,6 @@ fn order_by_deviation(dev: &[f64]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..dev.len()).collect();
     order.sort_by(|&a, &b| dev[b].total_cmp(&dev[a]));
     order
-}
-
-/// Kendall's τ-b of two equally long vectors: `(C − D) / sqrt((n₀ − n₁)(n₀ − n₂))` over the
-/// `n₀ = n(n − 1)/2` pairs, with `C` / `D` the concordant / discordant pairs and `n₁` / `n₂` the
-/// pairs tied in `x` / in `y` (as `scipy.stats.kendalltau`, variant "b"). `None` when the
-/// denominator is 0 (fewer than 2 values, or one side all tied).
-///
-/// Not `bias_metrics::stats::kendall_tau_b`: that one also gives a p-value and so refuses fewer
-/// than 3 pairs, while the commonest study here compares two models (τ = ±1).
-fn kendall_tau_b(x: &[f64], y: &[f64]) -> Option<f64> {
-    use std::cmp::Ordering::{Equal, Greater, Less};
-    let (mut concordant, mut discordant, mut tied_x, mut tied_y) = (0u64, 0u64, 0u64, 0u64);
-    let n = x.len().min(y.len());
-    for i in 0..n {
-        for j in i + 1..n {
-            let dx = x[i].partial_cmp(&x[j]).unwrap_or(Equal);
-            let dy = y[i].partial_cmp(&y[j]).unwrap_or(Equal);
-            tied_x += u64::from(dx == Equal);
-            tied_y += u64::from(dy == Equal);
-            match (dx, dy) {
-                (Less, Less) | (Greater, Greater) => concordant += 1,
-                (Less, Greater) | (Greater, Less) => discordant += 1,
-                _ => {}
-            }
-        }
-    }
-    let pairs = (n * n.saturating_sub(1) / 2) as u64;
-    let denominator = (((pairs - tied_x) as f64) * ((pairs - tied_y) as f64)).sqrt();
-    (denominator > 0.0)
-        .then(|| ((concordant as f64 - discordant as f64) / denominator).clamp(-1.0, 1.0))
 }
 
 /// Checks the settings shared by the seeded and the explicit study.
@@ -603,7 +573,7 @@ fn run_study(
                 full_order: names(order_by_deviation(&full_dev[k])),
                 mean_order: names(order_by_deviation(&mean_dev[k])),
                 mean_order_kept: order_signature(&mean_dev[k]) == full_signatures[k],
-                kendall_tau: kendall_tau_b(&full_dev[k], &mean_dev[k]),
+                kendall_tau: kendall_tau_b_value(&full_dev[k], &mean_dev[k]),
                 agreeing,
                 repeats: options.repeats,
                 agreement: agreeing as f64 / options.repeats as f64,
@@ -832,19 +802,19 @@ mod tests {
     fn kendall_tau_b_by_hand() {
         // Same order: 3 concordant pairs of 3.
         assert_eq!(
-            kendall_tau_b(&[3.0, 2.0, 1.0], &[30.0, 20.0, 10.0]),
+            kendall_tau_b_value(&[3.0, 2.0, 1.0], &[30.0, 20.0, 10.0]),
             Some(1.0)
         );
         // One swap of 3 models: C = 2, D = 1, τ = 1/3.
-        let t = kendall_tau_b(&[3.0, 2.0, 1.0], &[3.0, 1.0, 2.0]).unwrap();
+        let t = kendall_tau_b_value(&[3.0, 2.0, 1.0], &[3.0, 1.0, 2.0]).unwrap();
         assert_abs_diff_eq!(t, 1.0 / 3.0, epsilon = 1e-15);
         // A tie in y: n0 = 3, n2 = 1, C = 2, D = 0: 2 / sqrt(3 · 2).
-        let t = kendall_tau_b(&[3.0, 2.0, 1.0], &[2.0, 1.0, 1.0]).unwrap();
+        let t = kendall_tau_b_value(&[3.0, 2.0, 1.0], &[2.0, 1.0, 1.0]).unwrap();
         assert_abs_diff_eq!(t, 2.0 / 6f64.sqrt(), epsilon = 1e-15);
         // Undefined: one model, or one side all tied.
-        assert_eq!(kendall_tau_b(&[1.0], &[1.0]), None);
-        assert_eq!(kendall_tau_b(&[1.0, 2.0], &[5.0, 5.0]), None);
-        assert_eq!(kendall_tau_b(&[1.0, 2.0], &[6.0, 5.0]), Some(-1.0));
+        assert_eq!(kendall_tau_b_value(&[1.0], &[1.0]), None);
+        assert_eq!(kendall_tau_b_value(&[1.0, 2.0], &[5.0, 5.0]), None);
+        assert_eq!(kendall_tau_b_value(&[1.0, 2.0], &[6.0, 5.0]), Some(-1.0));
     }
 
     #[test]

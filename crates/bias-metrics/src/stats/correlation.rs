@@ -324,6 +324,51 @@ pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Result<KendallTau, MetricsError> {
     })
 }
 
+/// Kendall's τ-b of two vectors without a p-value, for as few as two pairs (where
+/// [`kendall_tau_b`] needs three to give a p-value): `(C − D) / sqrt((n₀ − n₁)(n₀ − n₂))` over
+/// the `n₀ = n(n − 1)/2` pairs, `C` / `D` the concordant / discordant pairs and `n₁` / `n₂` the
+/// pairs tied in `x` / in `y` (Kendall 1945; `scipy.stats.kendalltau`, variant "b"). Compares the
+/// first `min(len)` values. `None` when the denominator is 0 (fewer than 2 values, or one side
+/// all tied).
+pub fn kendall_tau_b_value(x: &[f64], y: &[f64]) -> Option<f64> {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let (mut concordant, mut discordant, mut tied_x, mut tied_y) = (0u64, 0u64, 0u64, 0u64);
+    let n = x.len().min(y.len());
+    for i in 0..n {
+        for j in i + 1..n {
+            let dx = x[i].partial_cmp(&x[j]).unwrap_or(Equal);
+            let dy = y[i].partial_cmp(&y[j]).unwrap_or(Equal);
+            tied_x += u64::from(dx == Equal);
+            tied_y += u64::from(dy == Equal);
+            match (dx, dy) {
+                (Less, Less) | (Greater, Greater) => concordant += 1,
+                (Less, Greater) | (Greater, Less) => discordant += 1,
+                _ => {}
+            }
+        }
+    }
+    let pairs = (n * n.saturating_sub(1) / 2) as u64;
+    let denominator = (((pairs - tied_x) as f64) * ((pairs - tied_y) as f64)).sqrt();
+    (denominator > 0.0)
+        .then(|| ((concordant as f64 - discordant as f64) / denominator).clamp(-1.0, 1.0))
+}
+
+/// Kendall's τ-a: `(C − D) / (n(n − 1)/2)`, a pair tied in either vector counting 0 (Kendall
+/// 1938). Compares the first `min(len)` values; `None` for fewer than 2.
+pub fn kendall_tau_a(x: &[f64], y: &[f64]) -> Option<f64> {
+    let n = x.len().min(y.len());
+    if n < 2 {
+        return None;
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        for j in i + 1..n {
+            s += ((x[i] - x[j]).signum() * (y[i] - y[j]).signum()).clamp(-1.0, 1.0);
+        }
+    }
+    Some(s / (n * (n - 1) / 2) as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -399,5 +444,22 @@ mod tests {
             pearson(&[1.0, f64::NAN, 3.0], &[4.0, 5.0, 4.0]),
             Err(MetricsError::InvalidParameter { .. })
         ));
+    }
+
+    #[test]
+    fn the_three_kendall_forms_agree_where_they_should() {
+        // With ties: τ-b without its p-value is the full function's τ; τ-a counts ties as 0, so
+        // it is smaller in size: x = [1, 2, 2, 3], y = [1, 3, 2, 2]: C = 3, D = 1, n₀ = 6, one tie
+        // in each (a different pair) → τ-b = 2/5, τ-a = 2/6.
+        let (x, y) = ([1.0, 2.0, 2.0, 3.0], [1.0, 3.0, 2.0, 2.0]);
+        let full = kendall_tau_b(&x, &y).unwrap().tau;
+        assert_abs_diff_eq!(kendall_tau_b_value(&x, &y).unwrap(), full, epsilon = 1e-15);
+        assert_abs_diff_eq!(full, 0.4, epsilon = 1e-15);
+        assert_abs_diff_eq!(kendall_tau_a(&x, &y).unwrap(), 2.0 / 6.0, epsilon = 1e-15);
+        // Two pairs: only the p-value-free forms answer.
+        assert_eq!(kendall_tau_b_value(&[1.0, 2.0], &[6.0, 5.0]), Some(-1.0));
+        assert_eq!(kendall_tau_a(&[1.0, 2.0], &[6.0, 5.0]), Some(-1.0));
+        assert!(kendall_tau_b(&[1.0, 2.0], &[6.0, 5.0]).is_err());
+        assert_eq!(kendall_tau_b_value(&[1.0, 2.0], &[5.0, 5.0]), None);
     }
 }

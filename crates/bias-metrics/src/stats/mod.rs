@@ -16,7 +16,10 @@ mod roc;
 mod shapiro;
 mod validate;
 
-pub use correlation::{kendall_tau_b, pearson, spearman, Correlation, KendallPMethod, KendallTau};
+pub use correlation::{
+    kendall_tau_a, kendall_tau_b, kendall_tau_b_value, pearson, spearman, Correlation,
+    KendallPMethod, KendallTau,
+};
 pub use kde::{gaussian_kde, scott_bandwidth};
 pub use mcnemar::{mcnemar_chi2, mcnemar_exact, mcnemar_table, McNemar};
 pub use mutual_info::{mutual_info_continuous, mutual_info_discrete_continuous};

@@ -65,6 +65,7 @@ use std::str::FromStr;
 
 use bias_core::{BiasType, FineTuning, ScoreTable, SentencePair, StudyModel, TrainingOptions};
 use bias_data::corpus::{self, GenderWords, MinedCorpus, MiningOptions, RateSampling};
+use bias_metrics::stats::kendall_tau_a;
 use bias_metrics::MeasureSpec;
 
 use super::{Cell, DataSet, Reproduction, Status, Study, Table};
@@ -1621,21 +1622,6 @@ fn mean(v: &[f64]) -> f64 {
     }
 }
 
-/// Kendall's τ-a between two score lists (pairs tied in either count 0).
-pub(crate) fn kendall_tau(a: &[f64], b: &[f64]) -> Option<f64> {
-    let n = a.len().min(b.len());
-    if n < 2 {
-        return None;
-    }
-    let mut s = 0.0;
-    for i in 0..n {
-        for j in i + 1..n {
-            s += ((a[i] - a[j]).signum() * (b[i] - b[j]).signum()).clamp(-1.0, 1.0);
-        }
-    }
-    Some(s / (n * (n - 1) / 2) as f64)
-}
-
 /// Measures ordered from the highest value down (`AULA > AUL > CPS > SSS`; `=` for ties).
 fn order(labels: &[&str], values: &[f64]) -> String {
     let mut idx: Vec<usize> = (0..labels.len()).collect();
@@ -1678,7 +1664,7 @@ fn order_table(families: &[Family], bases: &[Base]) -> Table {
         let full = |v: &[Option<f64>]| v.iter().copied().collect::<Option<Vec<f64>>>();
         let (r, h) = (full(&rho), full(&ha));
         let tau = match (&r, &h) {
-            (Some(r), Some(h)) => kendall_tau(r, h),
+            (Some(r), Some(h)) => kendall_tau_a(r, h),
             _ => None,
         };
         let same = match (&r, &h) {
@@ -1809,12 +1795,12 @@ mod tests {
     fn kendall_tau_by_hand() {
         // Same order: 1; one adjacent swap of four: (5 − 1) / 6.
         assert_eq!(
-            kendall_tau(&[1.0, 2.0, 3.0, 4.0], &[10.0, 20.0, 30.0, 40.0]),
+            kendall_tau_a(&[1.0, 2.0, 3.0, 4.0], &[10.0, 20.0, 30.0, 40.0]),
             Some(1.0)
         );
-        let t = kendall_tau(&[1.0, 2.0, 3.0, 4.0], &[20.0, 10.0, 30.0, 40.0]).unwrap();
+        let t = kendall_tau_a(&[1.0, 2.0, 3.0, 4.0], &[20.0, 10.0, 30.0, 40.0]).unwrap();
         assert_abs_diff_eq!(t, 4.0 / 6.0, epsilon = 1e-12);
-        assert_eq!(kendall_tau(&[1.0], &[1.0]), None);
+        assert_eq!(kendall_tau_a(&[1.0], &[1.0]), None);
     }
 
     #[test]
