@@ -99,22 +99,14 @@ pub struct PairScoreCorrelation {
     pub options: CorrelateOptions,
 }
 
-fn invalid(name: &str, value: impl ToString, expected: impl ToString) -> RobustError {
-    RobustError::InvalidParameter {
-        name: name.to_string(),
-        value: value.to_string(),
-        expected: expected.to_string(),
-    }
-}
-
 fn check_options(options: &CorrelateOptions, n: usize, what: &str) -> Result<(), RobustError> {
     if options.k == 0 {
-        return Err(invalid("k", 0, "at least one neighbour"));
+        return Err(RobustError::invalid("k", 0, "at least one neighbour"));
     }
     // Pearson needs 3 observations, the KSG estimator k + 1.
     let needed = (options.k + 1).max(3);
     if n < needed {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             what,
             n,
             format!(
@@ -194,7 +186,7 @@ pub fn correlate_pearson(
     table: &[(String, BTreeMap<String, f64>)],
 ) -> Result<MeasureCorrelation, RobustError> {
     if table.len() < 3 {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             "models",
             table.len(),
             "at least 3 (Pearson needs 3)",
@@ -213,7 +205,7 @@ fn correlate_table(
     let mut seen = BTreeSet::new();
     for (model, _) in table {
         if !seen.insert(model.as_str()) {
-            return Err(invalid("model", model, "each model once"));
+            return Err(RobustError::invalid("model", model, "each model once"));
         }
     }
     let measures: Vec<String> = table
@@ -223,13 +215,17 @@ fn correlate_table(
         .into_iter()
         .collect();
     if measures.len() < 2 {
-        return Err(invalid("measures", measures.len(), "at least two measures"));
+        return Err(RobustError::invalid(
+            "measures",
+            measures.len(),
+            "at least two measures",
+        ));
     }
     let mut columns: Vec<Vec<f64>> = vec![Vec::with_capacity(table.len()); measures.len()];
     for (model, values) in table {
         for (j, name) in measures.iter().enumerate() {
             let v = values.get(name).ok_or_else(|| {
-                invalid(
+                RobustError::invalid(
                     "measure",
                     format!("{name} (model {model})"),
                     "every model reports every measure",
@@ -290,7 +286,7 @@ pub fn correlate_pair_scores(
     options: &CorrelateOptions,
 ) -> Result<PairScoreCorrelation, RobustError> {
     if scorer_a == scorer_b {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             "scorer_b",
             scorer_b,
             "a scorer other than scorer_a",
@@ -306,7 +302,7 @@ pub fn correlate_pair_scores(
                 row.pair_id.as_str(),
             );
             if out.insert(key, row.difference()).is_some() {
-                return Err(invalid(
+                return Err(RobustError::invalid(
                     "pair_id",
                     format!(
                         "{} (scorer {scorer}, model {}, dataset {})",

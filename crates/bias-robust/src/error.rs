@@ -216,6 +216,34 @@ pub enum RobustError {
     },
 }
 
+impl RobustError {
+    /// [`RobustError::InvalidParameter`]: `name` is `value`, and must be `expected`.
+    pub fn invalid(
+        name: impl Into<String>,
+        value: impl ToString,
+        expected: impl Into<String>,
+    ) -> Self {
+        RobustError::InvalidParameter {
+            name: name.into(),
+            value: value.to_string(),
+            expected: expected.into(),
+        }
+    }
+
+    /// [`RobustError::Model`]: `model` failed on `dataset`.
+    pub fn model(
+        model: impl Into<String>,
+        dataset: &'static str,
+        source: bias_core::BoxError,
+    ) -> Self {
+        RobustError::Model {
+            model: model.into(),
+            dataset,
+            source,
+        }
+    }
+}
+
 /// The message of [`RobustError::EmptyWeatSide`].
 fn empty_weat_side(side: char, targets: usize, subset: bool) -> String {
     if subset {

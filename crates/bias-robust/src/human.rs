@@ -170,24 +170,20 @@ pub struct HumanAgreement {
     pub auc: f64,
 }
 
-fn invalid(name: &str, value: impl ToString, expected: &str) -> RobustError {
-    RobustError::InvalidParameter {
-        name: name.to_owned(),
-        value: value.to_string(),
-        expected: expected.to_owned(),
-    }
-}
-
 /// Checks that `table` holds one scorer and model, and returns them.
 fn single_slice(table: &ScoreTable) -> Result<(String, String), RobustError> {
     if table.is_empty() {
-        return Err(invalid("score table", "0 rows", "at least one scored pair"));
+        return Err(RobustError::invalid(
+            "score table",
+            "0 rows",
+            "at least one scored pair",
+        ));
     }
     let scorers = table.scorers();
     let models = table.models();
     for (what, set) in [("scorers", &scorers), ("models", &models)] {
         if set.len() != 1 {
-            return Err(invalid(
+            return Err(RobustError::invalid(
                 what,
                 set.iter().copied().collect::<Vec<_>>().join(", "),
                 "exactly one: select one with ScoreTable::for_scorer / filter",
@@ -244,16 +240,28 @@ pub fn human_agreement_by(
     rule: LabelRule,
 ) -> Result<HumanAgreement, RobustError> {
     if min_matching == 0 {
-        return Err(invalid("min_matching", 0, "at least 1 (the paper uses 3)"));
+        return Err(RobustError::invalid(
+            "min_matching",
+            0,
+            "at least 1 (the paper uses 3)",
+        ));
     }
     if pairs.is_empty() {
-        return Err(invalid("CrowS-Pairs records", "0", "at least one record"));
+        return Err(RobustError::invalid(
+            "CrowS-Pairs records",
+            "0",
+            "at least one record",
+        ));
     }
     let (scorer, model) = single_slice(table)?;
     let mut rows: HashMap<&str, &ScoreRow> = HashMap::with_capacity(table.len());
     for row in table.rows() {
         if rows.insert(&row.pair_id, row).is_some() {
-            return Err(invalid("pair_id", &row.pair_id, "unique within the table"));
+            return Err(RobustError::invalid(
+                "pair_id",
+                &row.pair_id,
+                "unique within the table",
+            ));
         }
     }
     let labels = human_labels_by(pairs, min_matching, rule);
@@ -321,8 +329,8 @@ pub fn advantaged_split(table: &ScoreTable) -> Result<AdvantagedSplit, RobustErr
     let mut counts = [(0usize, 0usize); 2]; // [adv, dis] → (n, stereo preferred)
     for row in table.rows() {
         if row.score_stereo.is_nan() || row.score_anti.is_nan() {
-            return Err(invalid(
-                &format!("scores of pair {:?}", row.pair_id),
+            return Err(RobustError::invalid(
+                format!("scores of pair {:?}", row.pair_id),
                 "NaN",
                 "comparable scores",
             ));
@@ -333,7 +341,7 @@ pub fn advantaged_split(table: &ScoreTable) -> Result<AdvantagedSplit, RobustErr
     }
     let score = |(n, k): (usize, usize), what: &str| {
         if n == 0 {
-            return Err(invalid(
+            return Err(RobustError::invalid(
                 what,
                 "0 rows",
                 "at least one pair of that direction",

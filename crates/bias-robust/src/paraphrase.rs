@@ -448,7 +448,7 @@ pub fn near_tie_band(
 ) -> Result<NearTieBand, RobustError> {
     let tau = options.near_tie;
     if !(tau.is_finite() && tau > 0.0) {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             "near_tie",
             tau,
             "a finite τ > 0 on the sum scale, such as 0.25",
@@ -456,7 +456,7 @@ pub fn near_tie_band(
     }
     let scorers = table.scorers();
     if scorers.len() != 1 {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             "scorers",
             scorers.into_iter().collect::<Vec<_>>().join(", "),
             "exactly one: select one with ScoreTable::for_scorer / filter",
@@ -466,8 +466,8 @@ pub fn near_tie_band(
     let scale =
         match options.scale.or_else(|| ScoreScale::of_scorer(scorer)) {
             Some(scale) => scale,
-            None => return Err(invalid(
-                &format!("scale of scorer {scorer:?}"),
+            None => return Err(RobustError::invalid(
+                format!("scale of scorer {scorer:?}"),
                 "unknown",
                 "a scorer whose scale is known (cps, pll: sums of log-probabilities; aul, aula, \
                  sss, all-masked: per-token means), or ParaphraseOptions::scale set to say which \
@@ -480,8 +480,8 @@ pub fn near_tie_band(
             let mut total = 0.0;
             for row in table.rows() {
                 let (Some(s), Some(a)) = (row.tokens_stereo, row.tokens_anti) else {
-                    return Err(invalid(
-                        &format!("token counts of pair {:?} (scorer {scorer:?})", row.pair_id),
+                    return Err(RobustError::invalid(
+                        format!("token counts of pair {:?} (scorer {scorer:?})", row.pair_id),
                         "missing",
                         "tokens_stereo and tokens_anti on every row (as `bias score` writes \
                          them), to put the sum-scale τ on this per-token scale; or set \
@@ -492,7 +492,7 @@ pub fn near_tie_band(
             }
             let mean = total / table.len() as f64;
             if mean <= 0.0 {
-                return Err(invalid(
+                return Err(RobustError::invalid(
                     "mean scored tokens per sentence",
                     mean,
                     "> 0 to scale the near-tie band",
@@ -633,14 +633,6 @@ pub struct ParaphraseReport {
     pub by_type: BTreeMap<BiasType, AgreementSummary>,
 }
 
-fn invalid(name: &str, value: impl ToString, expected: &str) -> RobustError {
-    RobustError::InvalidParameter {
-        name: name.to_owned(),
-        value: value.to_string(),
-        expected: expected.to_owned(),
-    }
-}
-
 /// Accumulates one [`AgreementSummary`].
 #[derive(Default)]
 struct Tally {
@@ -702,7 +694,7 @@ pub fn paraphrase_agreement(
     options: &ParaphraseOptions,
 ) -> Result<ParaphraseReport, RobustError> {
     if table.is_empty() {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             "score table",
             "0 rows",
             "at least one original and paraphrase",
@@ -710,7 +702,7 @@ pub fn paraphrase_agreement(
     }
     let models = table.models();
     if models.len() != 1 {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             "models",
             models.into_iter().collect::<Vec<_>>().join(", "),
             "exactly one: select one with ScoreTable::for_scorer / filter",
@@ -726,11 +718,15 @@ pub fn paraphrase_agreement(
     let mut order: Vec<&str> = Vec::new();
     for row in table.rows() {
         if !seen.insert(row.pair_id.as_str()) {
-            return Err(invalid("pair_id", &row.pair_id, "unique within the table"));
+            return Err(RobustError::invalid(
+                "pair_id",
+                &row.pair_id,
+                "unique within the table",
+            ));
         }
         if !(row.score_stereo.is_finite() && row.score_anti.is_finite()) {
-            return Err(invalid(
-                &format!("scores of pair {:?}", row.pair_id),
+            return Err(RobustError::invalid(
+                format!("scores of pair {:?}", row.pair_id),
                 format!("({}, {})", row.score_stereo, row.score_anti),
                 "finite log-likelihoods",
             ));
@@ -752,10 +748,10 @@ pub fn paraphrase_agreement(
             })?;
         let is_original = group == row.pair_id;
         if row.bias_type != original.bias_type {
-            return Err(invalid(
-                &format!("bias_type of paraphrase {:?}", row.pair_id),
+            return Err(RobustError::invalid(
+                format!("bias_type of paraphrase {:?}", row.pair_id),
                 row.bias_type.as_str(),
-                &format!(
+                format!(
                     "the bias type of its original {group:?} ({})",
                     original.bias_type.as_str()
                 ),
@@ -790,8 +786,8 @@ pub fn paraphrase_agreement(
         let original = originals[id];
         let (paraphrases, agreeing, near_ties) = counts[id];
         if paraphrases == 0 {
-            return Err(invalid(
-                &format!("paraphrases of original {id:?}"),
+            return Err(RobustError::invalid(
+                format!("paraphrases of original {id:?}"),
                 0,
                 "at least one row with this group_id",
             ));

@@ -208,14 +208,6 @@ pub fn subset_size(n_targets: usize, share: f64) -> usize {
     (k as usize).max(2).min(n_targets)
 }
 
-fn invalid(name: &str, value: impl ToString, expected: &str) -> RobustError {
-    RobustError::InvalidParameter {
-        name: name.to_string(),
-        value: value.to_string(),
-        expected: expected.to_string(),
-    }
-}
-
 /// The test–retest study of schroeder2024 §4.1.3 for any measure of a set of targets.
 ///
 /// `measure` receives ascending target indices (a subset of `0..n_targets`) and returns the bias
@@ -259,20 +251,36 @@ where
 
 fn check_options(n_targets: usize, options: &RetestOptions) -> Result<(), RobustError> {
     if n_targets < 2 {
-        return Err(invalid("n_targets", n_targets, "at least two targets"));
+        return Err(RobustError::invalid(
+            "n_targets",
+            n_targets,
+            "at least two targets",
+        ));
     }
     if options.shares.is_empty() {
-        return Err(invalid("shares", "[]", "at least one share in (0, 1]"));
+        return Err(RobustError::invalid(
+            "shares",
+            "[]",
+            "at least one share in (0, 1]",
+        ));
     }
     if let Some(&s) = options.shares.iter().find(|&&s| !(s > 0.0 && s <= 1.0)) {
-        return Err(invalid("share", s, "a share in (0, 1], such as 0.05"));
+        return Err(RobustError::invalid(
+            "share",
+            s,
+            "a share in (0, 1], such as 0.05",
+        ));
     }
     if options.repeats == 0 {
-        return Err(invalid("repeats", 0, "at least one subset per share"));
+        return Err(RobustError::invalid(
+            "repeats",
+            0,
+            "at least one subset per share",
+        ));
     }
     if let Some(r) = options.range {
         if !(r.lo.is_finite() && r.hi.is_finite() && r.hi > r.lo) {
-            return Err(invalid(
+            return Err(RobustError::invalid(
                 "range",
                 format!("[{}, {}]", r.lo, r.hi),
                 "finite hi > lo",
@@ -286,7 +294,7 @@ fn finite(v: f64, what: &str) -> Result<f64, RobustError> {
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(invalid(what, v, "a finite bias score"))
+        Err(RobustError::invalid(what, v, "a finite bias score"))
     }
 }
 
@@ -327,7 +335,7 @@ where
                 }
             };
             if idx.is_empty() {
-                return Err(invalid(
+                return Err(RobustError::invalid(
                     "subset",
                     format!("share {} of {n_targets} targets", options.shares[s]),
                     "at least one target (int(share · n) is 0)",
@@ -441,7 +449,7 @@ impl std::str::FromStr for WeatSplit {
         match s {
             "per-subset" => Ok(WeatSplit::PerSubset),
             "fixed" => Ok(WeatSplit::Fixed),
-            other => Err(invalid(
+            other => Err(RobustError::invalid(
                 "WEAT split",
                 format!("{other:?}"),
                 "`per-subset` (the paper's: sorted on every subset) or `fixed` (sorted once on all \
@@ -470,21 +478,25 @@ impl<'a> TargetLabels<'a> {
     /// neither 0 nor 1.
     pub fn new(class: &'a [usize], group: &'a [usize]) -> Result<Self, RobustError> {
         if class.len() != group.len() {
-            return Err(invalid(
+            return Err(RobustError::invalid(
                 "group",
                 format!("{} labels", group.len()),
-                &format!(
+                format!(
                     "one group label per target, as for the classes ({})",
                     class.len()
                 ),
             ));
         }
         if class.is_empty() {
-            return Err(invalid("class", "[]", "labels for at least one target"));
+            return Err(RobustError::invalid(
+                "class",
+                "[]",
+                "labels for at least one target",
+            ));
         }
         if let Some((i, g)) = group.iter().enumerate().find(|(_, &g)| g > 1) {
-            return Err(invalid(
-                &format!("group of target {i}"),
+            return Err(RobustError::invalid(
+                format!("group of target {i}"),
                 g,
                 "0 (the side of attribute set A) or 1 (attribute set B): map the two protected \
                  groups to 0 and 1",
@@ -795,15 +807,15 @@ fn check_labels(
     n_targets: usize,
 ) -> Result<(), RobustError> {
     match (measure, labels) {
-        (EmbedMeasure::Weat { .. }, None) => Err(invalid(
+        (EmbedMeasure::Weat { .. }, None) => Err(RobustError::invalid(
             "labels",
             "none",
             "a class and a group per target: WEAT sorts the targets into X and Y by them",
         )),
-        (_, Some(l)) if l.len() != n_targets => Err(invalid(
+        (_, Some(l)) if l.len() != n_targets => Err(RobustError::invalid(
             "labels",
             format!("{} labelled targets", l.len()),
-            &format!("one class and group per target row ({n_targets})"),
+            format!("one class and group per target row ({n_targets})"),
         )),
         _ => Ok(()),
     }
@@ -889,20 +901,20 @@ pub fn title_context_study(
     check_labels(measure, Some(labels), n)?;
     check_options(n, options)?;
     if titles.ncols() != targets.ncols() {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             "titles",
             format!("dimension {}", titles.ncols()),
-            &format!(
+            format!(
                 "the targets' dimension {}: embed both with the same model",
                 targets.ncols()
             ),
         ));
     }
     if titles.nrows() < labels.n_classes() {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             "titles",
             format!("{} rows", titles.nrows()),
-            &format!(
+            format!(
                 "one title row per class 0..{} (row c is the title of class c)",
                 labels.n_classes()
             ),
@@ -913,8 +925,8 @@ pub fn title_context_study(
         seen[c] = true;
     }
     if let Some(c) = seen.iter().position(|&s| !s) {
-        return Err(invalid(
-            &format!("title row {c}"),
+        return Err(RobustError::invalid(
+            format!("title row {c}"),
             "a class without targets",
             "a class that labels at least one target: drop the title or add its texts",
         ));
@@ -966,7 +978,7 @@ pub struct PooledDeviation {
 pub fn pool_deviations(shares: &[&ShareDeviation]) -> Result<PooledDeviation, RobustError> {
     let n: usize = shares.iter().map(|s| s.evaluated).sum();
     if n == 0 {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             "shares",
             format!("{} entries, 0 subsets", shares.len()),
             "at least one evaluated subset to pool: pass the models' reports for one share",

@@ -184,18 +184,9 @@ pub fn controlled_study_with(
     })
 }
 
-/// A [`RobustError::InvalidParameter`] naming the input, its value and what it must be.
-pub(super) fn invalid(name: &str, value: impl ToString, expected: &str) -> RobustError {
-    RobustError::InvalidParameter {
-        name: name.to_owned(),
-        value: value.to_string(),
-        expected: expected.to_owned(),
-    }
-}
-
 fn check_options(options: &ControlledOptions) -> Result<(), RobustError> {
     if !(options.confidence > 0.0 && options.confidence < 1.0) {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             "confidence",
             options.confidence,
             "a level in (0, 1), such as 0.95",
@@ -211,8 +202,8 @@ fn sorted_evaluations(evals: &[RateEvaluation]) -> Result<Vec<&RateEvaluation>, 
     }
     for e in evals {
         if !(0.0..=1.0).contains(&e.rate) {
-            return Err(invalid(
-                &format!("rate of bias of model {:?}", e.model),
+            return Err(RobustError::invalid(
+                format!("rate of bias of model {:?}", e.model),
                 e.rate,
                 "a share of male sentences in [0, 1]",
             ));
@@ -303,8 +294,8 @@ fn check_scores(row: &ScoreRow, rate: f64) -> Result<(), RobustError> {
         ("score_anti", row.score_anti),
     ] {
         if !v.is_finite() {
-            return Err(invalid(
-                &format!(
+            return Err(RobustError::invalid(
+                format!(
                     "{column} of pair {:?} ({}, r = {rate})",
                     row.pair_id, row.scorer
                 ),

@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::study::{invalid, ControlledOptions, Probe, RateEvaluation, StudyMeasure};
+use super::study::{ControlledOptions, Probe, RateEvaluation, StudyMeasure};
 use crate::RobustError;
 
 /// One measure across the rates of bias, and its rank correlation with them (one cell of
@@ -146,8 +146,8 @@ pub(super) fn template_trend(
             });
         }
         if let Some(v) = e.templates.iter().find(|v| !v.is_finite()) {
-            return Err(invalid(
-                &format!("template score at r = {}", e.rate),
+            return Err(RobustError::invalid(
+                format!("template score at r = {}", e.rate),
                 v,
                 "a finite number",
             ));
@@ -239,8 +239,8 @@ pub(super) fn probes(evals: &[&RateEvaluation]) -> Result<Vec<Option<Probe>>, Ro
         if let Some(p) = e.probe {
             for (what, v) in [("P(he)", p.he), ("P(she)", p.she)] {
                 if !(0.0..=1.0).contains(&v) {
-                    return Err(invalid(
-                        &format!("{what} of model {:?} (r = {})", e.model, e.rate),
+                    return Err(RobustError::invalid(
+                        format!("{what} of model {:?} (r = {})", e.model, e.rate),
                         v,
                         "a mean probability in [0, 1]",
                     ));

@@ -123,18 +123,6 @@ impl FromStr for GroupSizes {
     }
 }
 
-fn invalid(
-    name: impl Into<String>,
-    value: impl ToString,
-    expected: impl Into<String>,
-) -> RobustError {
-    RobustError::InvalidParameter {
-        name: name.into(),
-        value: value.to_string(),
-        expected: expected.into(),
-    }
-}
-
 /// One original and the indices (into the pairs) of its paraphrases.
 struct Group {
     id: String,
@@ -151,7 +139,11 @@ fn groups(pairs: &[SentencePair]) -> Result<Vec<Group>, RobustError> {
     let mut groups: Vec<Group> = Vec::new();
     for p in pairs {
         if !ids.insert(p.id.as_str()) {
-            return Err(invalid("pair id", &p.id, "unique within the pairs"));
+            return Err(RobustError::invalid(
+                "pair id",
+                &p.id,
+                "unique within the pairs",
+            ));
         }
         if key(p) == p.id {
             position.insert(p.id.clone(), groups.len());
@@ -172,7 +164,7 @@ fn groups(pairs: &[SentencePair]) -> Result<Vec<Group>, RobustError> {
         };
         let group = &mut groups[at];
         if p.bias_type != group.bias_type {
-            return Err(invalid(
+            return Err(RobustError::invalid(
                 format!("bias_type of paraphrase {:?}", p.id),
                 p.bias_type.as_str(),
                 format!(
@@ -208,7 +200,7 @@ pub fn paper_paraphrase_targets(
         .into_iter()
         .map(|(ty, n)| {
             let count = paper::table_1_count(&ty).ok_or_else(|| {
-                invalid(
+                RobustError::invalid(
                     "bias type",
                     ty.as_str(),
                     "one of the paper's Table 1 (race-color, gender, sexual-orientation, \
@@ -216,7 +208,7 @@ pub fn paper_paraphrase_targets(
                 )
             })?;
             let keep = reading.paraphrases(count, n).ok_or_else(|| {
-                invalid(
+                RobustError::invalid(
                     format!("originals of bias type {ty}"),
                     n,
                     format!(
@@ -289,7 +281,7 @@ fn draw(
         by_type.entry(&g.bias_type).or_default().push(g);
     }
     if let Some(ty) = targets.keys().find(|t| !by_type.contains_key(t)) {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             format!("paraphrases to keep for bias type {ty}"),
             targets[ty],
             "a bias type of the pairs: they hold no original of it",
@@ -299,7 +291,7 @@ fn draw(
     let mut keep = vec![false; pairs.len()];
     for (ty, members) in by_type {
         let Some(&target) = targets.get(ty) else {
-            return Err(invalid(
+            return Err(RobustError::invalid(
                 format!("paraphrases to keep for bias type {ty}"),
                 "none given",
                 format!("a count for every bias type of the pairs{context}"),
@@ -307,7 +299,7 @@ fn draw(
         };
         let available: usize = members.iter().map(|g| g.paraphrases.len()).sum();
         if target > available {
-            return Err(invalid(
+            return Err(RobustError::invalid(
                 format!("paraphrases to keep for bias type {ty}{context}"),
                 target,
                 format!(
@@ -318,7 +310,7 @@ fn draw(
             ));
         }
         if target < members.len() {
-            return Err(invalid(
+            return Err(RobustError::invalid(
                 format!("paraphrases to keep for bias type {ty}{context}"),
                 target,
                 format!(
@@ -328,7 +320,7 @@ fn draw(
             ));
         }
         if let Some(empty) = members.iter().find(|g| g.paraphrases.is_empty()) {
-            return Err(invalid(
+            return Err(RobustError::invalid(
                 format!("paraphrases of original {:?}", empty.id),
                 0,
                 "at least one for every original, or it has no MAGREEMENT",

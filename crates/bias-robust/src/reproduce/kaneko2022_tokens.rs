@@ -334,11 +334,7 @@ fn model_err(
     dataset: &'static str,
     source: bias_core::BoxError,
 ) -> RobustError {
-    RobustError::Model {
-        model: model.name().to_owned(),
-        dataset,
-        source,
-    }
+    RobustError::model(model.name(), dataset, source)
 }
 
 /// Whether `model` predicts tokens (a masked LM); the tables leave the others out, with a note.

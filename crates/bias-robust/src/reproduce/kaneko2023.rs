@@ -496,39 +496,27 @@ struct Base {
     ha: BTreeMap<String, Result<f64, String>>,
 }
 
-fn invalid(name: &str, value: impl ToString, expected: &str) -> RobustError {
-    RobustError::InvalidParameter {
-        name: name.to_owned(),
-        value: value.to_string(),
-        expected: expected.to_owned(),
-    }
-}
-
-fn model_err(model: &str, source: bias_core::BoxError) -> RobustError {
-    RobustError::Model {
-        model: model.to_owned(),
-        dataset: "crows-pairs",
-        source,
-    }
-}
-
 fn run(
     study: &mut Study<'_>,
     out: &mut Reproduction,
     options: &Kaneko2023Options,
 ) -> Result<(), RobustError> {
     if options.rates.len() < 3 {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             "kaneko2023 rates",
             format!("{:?}", options.rates),
             "at least 3 rates of bias in [0, 1] (the paper: 0, 0.1, ..., 1)",
         ));
     }
     if options.sentences == Some(0) {
-        return Err(invalid("kaneko2023 sentences per rate", 0, "at least 1"));
+        return Err(RobustError::invalid(
+            "kaneko2023 sentences per rate",
+            0,
+            "at least 1",
+        ));
     }
     if options.seeds == 0 {
-        return Err(invalid(
+        return Err(RobustError::invalid(
             "kaneko2023 seeds",
             0,
             "at least 1 repeat of the experiment",
@@ -837,10 +825,10 @@ fn base_model(
     let m = study.model_mut(i);
     let templates = m
         .gender_templates(targets)
-        .map_err(|e| model_err(&model, e))?;
+        .map_err(|e| RobustError::model(&model, "crows-pairs", e))?;
     let mask = m
         .mask_probabilities(&options.mask_sentence, &options.mask_words)
-        .map_err(|e| model_err(&model, e))?;
+        .map_err(|e| RobustError::model(&model, "crows-pairs", e))?;
     let mut ha = BTreeMap::new();
     if templates.is_some() {
         ha = human_auc(study, i, options.min_matching)?;
@@ -937,7 +925,7 @@ fn family(
         let tuned = study
             .model_mut(i)
             .fine_tune(&set.sentences, &request)
-            .map_err(|e| model_err(&base, e))?;
+            .map_err(|e| RobustError::model(&base, "crows-pairs", e))?;
         let Some(mut tuned) = tuned else {
             return Ok(None);
         };
@@ -948,11 +936,11 @@ fn family(
         let scores_path = dir.join(format!("{}.crows-pairs-gender.csv", rate_name(set.rate)));
         tuned
             .score_into("crows-pairs-gender", pairs, &scores_path)
-            .map_err(|e| model_err(&name, e))?;
+            .map_err(|e| RobustError::model(&name, "crows-pairs", e))?;
         let scores = ScoreTable::read_csv_path(&scores_path)?;
         let templates = tuned
             .gender_templates(targets)
-            .map_err(|e| model_err(&name, e))?
+            .map_err(|e| RobustError::model(&name, "crows-pairs", e))?
             .ok_or_else(|| {
                 RobustError::InvalidConfig(format!(
                     "{name}: fine-tuned model has no masked-LM head"
@@ -960,7 +948,7 @@ fn family(
             })?;
         let mask = tuned
             .mask_probabilities(&options.mask_sentence, &options.mask_words)
-            .map_err(|e| model_err(&name, e))?
+            .map_err(|e| RobustError::model(&name, "crows-pairs", e))?
             .unwrap_or_default();
         rates.push(RateResult {
             rate: set.rate,

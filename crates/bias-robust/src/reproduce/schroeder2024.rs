@@ -265,14 +265,6 @@ pub struct TypeScores {
 /// The cosine scores of Table 3 and Figures 1–2.
 const SCORES: [&str; 4] = ["SAME", "WEAT", "gWEAT", "DirectBias"];
 
-fn model_err(model: &str, source: bias_core::BoxError) -> RobustError {
-    RobustError::Model {
-        model: model.to_owned(),
-        dataset: DataSet::CrowsPairs.name(),
-        source,
-    }
-}
-
 fn embed_f64(
     model: &mut (dyn StudyModel + '_),
     texts: &[String],
@@ -281,7 +273,7 @@ fn embed_f64(
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     Ok(model
         .embed(&refs)
-        .map_err(|e| model_err(&name, e))?
+        .map_err(|e| RobustError::model(&name, DataSet::CrowsPairs.name(), e))?
         .map(|m| m.mapv(f64::from)))
 }
 
@@ -295,7 +287,7 @@ fn neutral_target(
     match masking {
         Masking::PerToken => model
             .mask_differing_tokens(&pair.stereo, &pair.anti)
-            .map_err(|e| model_err(&name, e)),
+            .map_err(|e| RobustError::model(&name, DataSet::CrowsPairs.name(), e)),
         Masking::PerSpan => Ok(Some(mask_spans(&pair.stereo, &pair.anti, "[MASK]"))),
     }
 }
