@@ -37,7 +37,7 @@ use std::time::Instant;
 use bias_core::{StudyModel, TrainingOptions};
 use bias_plm::{DeviceSpec, LanguageModel, StudiedLm};
 use bias_robust::reproduce::{
-    reproduce_kaneko2023, Kaneko2023Options, PairScore, Paper, Reproduction, Study,
+    reproduce_kaneko2023, Kaneko2023Options, PairReading, Paper, Reproduction, Study,
 };
 
 #[path = "common/mod.rs"]
@@ -95,7 +95,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             "--out" => out_dir = value()?.into(),
             "--sentences" => options.sentences = Some(number(value()?)?),
             "--max-pairs" => max_pairs = Some(number(value()?)?),
-            "--score" => options.score = value()?.parse::<PairScore>()?,
+            "--score" => options.score = value()?.parse::<PairReading>()?,
             "--threads" => tch::set_num_threads(number(value()?)?.clamp(1, 1024) as i32),
             "-h" | "--help" => {
                 println!("{USAGE}");

@@ -75,8 +75,8 @@ pub use human::{
     HumanAgreement, HumanLabel, LabelRule, DEFAULT_MIN_MATCHING,
 };
 pub use paraphrase::{
-    mbias, paraphrase_agreement, AgreementSummary, GroupAgreement, PairOutcome, ParaphraseOptions,
-    ParaphraseReport, DEFAULT_NEAR_TIE,
+    mbias, paraphrase_agreement, AgreementSummary, GroupAgreement, ParaphraseOptions,
+    ParaphraseOutcome, ParaphraseReport, DEFAULT_NEAR_TIE,
 };
 pub use retest::{
     pool_deviations, retest_direct_bias, retest_same_binary, retest_study, retest_weat,

@@ -545,7 +545,7 @@ impl Default for ParaphraseOptions {
 
 /// One scored pair (original or paraphrase) as the paraphrase study sees it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PairOutcome {
+pub struct ParaphraseOutcome {
     /// The row's `pair_id`.
     pub pair_id: String,
     /// The group: the original's `pair_id`.
@@ -624,7 +624,7 @@ pub struct ParaphraseReport {
     /// The near-tie band: τ as asked for, the scale, n̄ and the half-width.
     pub band: NearTieBand,
     /// Every row, in table order.
-    pub pairs: Vec<PairOutcome>,
+    pub pairs: Vec<ParaphraseOutcome>,
     /// Every group, in the order its original appears in the table.
     pub groups: Vec<GroupAgreement>,
     /// Over all groups.
@@ -767,7 +767,7 @@ pub fn paraphrase_agreement(
             c.1 += usize::from(agrees == Some(true));
         }
         c.2 += usize::from(near_tie);
-        pairs.push(PairOutcome {
+        pairs.push(ParaphraseOutcome {
             pair_id: row.pair_id.clone(),
             group_id: group.to_owned(),
             is_original,

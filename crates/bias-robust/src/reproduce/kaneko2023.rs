@@ -24,10 +24,10 @@
 //! # Which pair score
 //!
 //! The paper's Appendix A defines SSS, CPS, AUL and AULA as the share of pairs where the
-//! stereotypical sentence scores higher ([`PairScore::StereoAnti`]); its §1 asks a measure to
+//! stereotypical sentence scores higher ([`PairReading::StereoAnti`]); its §1 asks a measure to
 //! say "bias towards the male gender" of a model fine-tuned on male sentences, which that share
 //! does not (in CrowS-Pairs the stereotypical sentence is the female one in some gender pairs
-//! and the male one in others). The default, [`PairScore::MaleOriented`], orients each gender
+//! and the male one in others). The default, [`PairReading::MaleOriented`], orients each gender
 //! pair so that its first sentence is the male one (`crate::controlled::orient_by_gender_words`)
 //! and reads the share of pairs where the male sentence scores higher; both are reported, the
 //! other one in rows marked as such. Mining uses §3.1's word lists
@@ -146,7 +146,7 @@ const PAPER_TABLE1: [(&str, [Option<f64>; 6]); 5] = [
 /// Which pair score the measures SSS, CPS, AUL and AULA report (see the module docs); the
 /// other is reported beside it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PairScore {
+pub enum PairReading {
     /// The share of gender pairs where the male sentence scores higher (kaneko2023 §1: a score
     /// that indicates bias towards the male gender; the default).
     #[default]
@@ -157,42 +157,42 @@ pub enum PairScore {
     StereoAnti,
 }
 
-impl PairScore {
+impl PairReading {
     /// `male` or `stereo`.
     pub fn name(self) -> &'static str {
         match self {
-            PairScore::MaleOriented => "male",
-            PairScore::StereoAnti => "stereo",
+            PairReading::MaleOriented => "male",
+            PairReading::StereoAnti => "stereo",
         }
     }
 
     fn label(self) -> &'static str {
         match self {
-            PairScore::MaleOriented => "male vs female",
-            PairScore::StereoAnti => "stereo vs anti (App. A)",
+            PairReading::MaleOriented => "male vs female",
+            PairReading::StereoAnti => "stereo vs anti (App. A)",
         }
     }
 
-    fn other(self) -> PairScore {
+    fn other(self) -> PairReading {
         match self {
-            PairScore::MaleOriented => PairScore::StereoAnti,
-            PairScore::StereoAnti => PairScore::MaleOriented,
+            PairReading::MaleOriented => PairReading::StereoAnti,
+            PairReading::StereoAnti => PairReading::MaleOriented,
         }
     }
 }
 
-impl fmt::Display for PairScore {
+impl fmt::Display for PairReading {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
 }
 
-impl FromStr for PairScore {
+impl FromStr for PairReading {
     type Err = RobustError;
     fn from_str(s: &str) -> Result<Self, RobustError> {
         match s {
-            "male" => Ok(PairScore::MaleOriented),
-            "stereo" => Ok(PairScore::StereoAnti),
+            "male" => Ok(PairReading::MaleOriented),
+            "stereo" => Ok(PairReading::StereoAnti),
             other => Err(RobustError::InvalidParameter {
                 name: "kaneko2023 pair score".into(),
                 value: other.to_owned(),
@@ -305,7 +305,7 @@ pub struct Kaneko2023Options {
     /// How each rate's training set is drawn.
     pub sampling: RateSampling,
     /// Which pair score SSS, CPS, AUL and AULA report (the other is reported beside it).
-    pub score: PairScore,
+    pub score: PairReading,
     /// Repeats of the whole experiment with seeds `training.seed`, `training.seed + 1`, …: each
     /// seed mines, draws, holds out, fine-tunes and bootstraps anew, and Table 1 gives each ρ's
     /// mean, SD and range over the seeds (the paper reports one run). At least 1.
@@ -336,7 +336,7 @@ impl Default for Kaneko2023Options {
             max_per_side: None,
             dev_per_side: 0,
             sampling: RateSampling::Independent,
-            score: PairScore::MaleOriented,
+            score: PairReading::MaleOriented,
             seeds: 1,
             bootstrap: 1000,
             occupations: None,
@@ -997,7 +997,7 @@ fn family(
                 .len()
         })
         .unwrap_or(0);
-    let evals = |score: PairScore| -> Vec<RateEvaluation> {
+    let evals = |score: PairReading| -> Vec<RateEvaluation> {
         rates
             .iter()
             .zip(&oriented)
@@ -1005,8 +1005,8 @@ fn family(
                 rate: r.rate,
                 model: r.model.clone(),
                 pairs: match score {
-                    PairScore::MaleOriented => o.clone(),
-                    PairScore::StereoAnti => r.scores.clone(),
+                    PairReading::MaleOriented => o.clone(),
+                    PairReading::StereoAnti => r.scores.clone(),
                 },
                 templates: if score == options.score {
                     r.templates.tbs.clone()
@@ -1129,8 +1129,8 @@ fn common_notes(
          can change sign between them.",
         pairs.len(),
         match options.score {
-            PairScore::MaleOriented => "male sentence scores higher",
-            PairScore::StereoAnti => "stereotypical sentence scores higher (Appendix A)",
+            PairReading::MaleOriented => "male sentence scores higher",
+            PairReading::StereoAnti => "stereotypical sentence scores higher (Appendix A)",
         },
         options.score,
         options.score.other().label(),
@@ -1277,8 +1277,8 @@ fn sign_note(families: &[Family], options: &Kaneko2023Options, seeds: &[u64]) ->
     let mut parts = Vec::new();
     for f in families.iter().filter(|f| f.seed == seeds[0]) {
         let (m, s) = match options.score {
-            PairScore::MaleOriented => (&f.main, &f.other),
-            PairScore::StereoAnti => (&f.other, &f.main),
+            PairReading::MaleOriented => (&f.main, &f.other),
+            PairReading::StereoAnti => (&f.other, &f.main),
         };
         let flips: Vec<String> = PAIR_MEASURES
             .iter()
@@ -1926,9 +1926,9 @@ mod tests {
             assert!(bad.parse::<CorpusSpec>().is_err(), "{bad}");
         }
         assert_eq!(
-            "stereo".parse::<PairScore>().unwrap(),
-            PairScore::StereoAnti
+            "stereo".parse::<PairReading>().unwrap(),
+            PairReading::StereoAnti
         );
-        assert!("female".parse::<PairScore>().is_err());
+        assert!("female".parse::<PairReading>().is_err());
     }
 }

@@ -37,7 +37,7 @@ pub use kaneko2022_tokens::{
     ScorerAccuracy, StereoSetAccuracy, Table4Row, MCNEMAR_ALPHA, SHUFFLE_SEED, TABLE_4_OPTIONS,
 };
 pub use kaneko2023::{
-    reproduce_kaneko2023, CorpusSpec, Kaneko2023Options, PairScore, FIGURE3_SENTENCE,
+    reproduce_kaneko2023, CorpusSpec, Kaneko2023Options, PairReading, FIGURE3_SENTENCE,
     PAPER_DEV_PER_SIDE, PAPER_MAX_LENGTH, PAPER_SENTENCES,
 };
 #[allow(deprecated)]

@@ -94,7 +94,7 @@ pub struct Kaneko2023Args {
         id = "kaneko2023-score",
         default_value = "male"
     )]
-    pub score: bias_robust::reproduce::PairScore,
+    pub score: bias_robust::reproduce::PairReading,
     /// kaneko2023: bootstrap resamples of the pairs for each ρ's interval (0: none).
     #[arg(
         long = "kaneko2023-bootstrap",
