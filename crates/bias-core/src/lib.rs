@@ -76,7 +76,9 @@ pub use error::CoreError;
 pub use measurement::{Measurement, TypeValue};
 pub use pair::SentencePair;
 pub use run::RunError;
-pub use score_table::{ScoreRow, ScoreSlice, ScoreTable, ScoreTableWriter, SCORE_TABLE_COLUMNS};
+pub use score_table::{
+    ScoreRow, ScoreRowBuilder, ScoreSlice, ScoreTable, ScoreTableWriter, SCORE_TABLE_COLUMNS,
+};
 pub use scoring::{PairOutcome, PairScore, PairScorer, SentenceScore, SkipReason, Unscorable};
 pub use study::{BoxError, FineTuning, GenderTemplates, StudyModel, TokenQuery};
 pub use traits::{AnyMeasure, BiasMeasure, Embedder, MaskedLmTrainer, TextLayout, TrainingOptions};

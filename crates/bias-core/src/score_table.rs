@@ -89,6 +89,96 @@ impl ScoreRow {
     pub fn difference(&self) -> f64 {
         self.score_stereo - self.score_anti
     }
+
+    /// A row of pair `pair_id` of `bias_type` with both scores; the builder's setters fill the
+    /// rest (defaults: data set `pairs`, direction stereo, empty sentences, scorer `score`, model
+    /// `model`, no token counts, no group). For scorers written outside this workspace and for
+    /// tests.
+    ///
+    /// ```
+    /// use bias_core::{BiasType, ScoreRow};
+    /// let row = ScoreRow::builder("7", BiasType::Gender, -10.0, -12.5).scorer("aul").build();
+    /// assert_eq!(row.difference(), 2.5);
+    /// assert_eq!((row.scorer.as_str(), row.model.as_str()), ("aul", "model"));
+    /// ```
+    pub fn builder(
+        pair_id: impl Into<String>,
+        bias_type: BiasType,
+        score_stereo: f64,
+        score_anti: f64,
+    ) -> ScoreRowBuilder {
+        ScoreRowBuilder(ScoreRow {
+            pair_id: pair_id.into(),
+            dataset: "pairs".into(),
+            bias_type,
+            direction: Direction::Stereo,
+            stereo: String::new(),
+            anti: String::new(),
+            score_stereo,
+            score_anti,
+            scorer: "score".into(),
+            model: "model".into(),
+            tokens_stereo: None,
+            tokens_anti: None,
+            group_id: None,
+        })
+    }
+}
+
+/// Builds a [`ScoreRow`] ([`ScoreRow::builder`]).
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+pub struct ScoreRowBuilder(ScoreRow);
+
+impl ScoreRowBuilder {
+    /// The data set label.
+    pub fn dataset(mut self, dataset: impl Into<String>) -> Self {
+        self.0.dataset = dataset.into();
+        self
+    }
+
+    /// The pair's direction.
+    pub fn direction(mut self, direction: Direction) -> Self {
+        self.0.direction = direction;
+        self
+    }
+
+    /// The stereotypical and anti-stereotypical sentences.
+    pub fn sentences(mut self, stereo: impl Into<String>, anti: impl Into<String>) -> Self {
+        self.0.stereo = stereo.into();
+        self.0.anti = anti.into();
+        self
+    }
+
+    /// The scorer's name.
+    pub fn scorer(mut self, scorer: impl Into<String>) -> Self {
+        self.0.scorer = scorer.into();
+        self
+    }
+
+    /// The model's name.
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.0.model = model.into();
+        self
+    }
+
+    /// The number of tokens scored in each sentence.
+    pub fn tokens(mut self, stereo: Option<usize>, anti: Option<usize>) -> Self {
+        self.0.tokens_stereo = stereo;
+        self.0.tokens_anti = anti;
+        self
+    }
+
+    /// The original pair this one paraphrases.
+    pub fn group(mut self, group_id: Option<String>) -> Self {
+        self.0.group_id = group_id;
+        self
+    }
+
+    /// The row.
+    pub fn build(self) -> ScoreRow {
+        self.0
+    }
 }
 
 /// A table of scored pairs (one row per pair and scorer).

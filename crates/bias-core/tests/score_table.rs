@@ -7,21 +7,14 @@ const HEADER: &str =
     "pair_id,dataset,bias_type,direction,stereo,anti,score_stereo,score_anti,scorer,model";
 
 fn row(id: &str, s: f64, a: f64) -> ScoreRow {
-    ScoreRow {
-        pair_id: id.into(),
-        dataset: "crows-pairs".into(),
-        bias_type: BiasType::Gender,
-        direction: Direction::Stereo,
-        stereo: "Women, \"they\" said, can't drive.".into(),
-        anti: "Men can't drive.".into(),
-        score_stereo: s,
-        score_anti: a,
-        scorer: "aul".into(),
-        model: "m".into(),
-        tokens_stereo: Some(9),
-        tokens_anti: None,
-        group_id: Some("g1".into()),
-    }
+    ScoreRow::builder(id, BiasType::Gender, s, a)
+        .dataset("crows-pairs")
+        .sentences("Women, \"they\" said, can't drive.", "Men can't drive.")
+        .scorer("aul")
+        .model("m")
+        .tokens(Some(9), None)
+        .group(Some("g1".into()))
+        .build()
 }
 
 fn read(text: &[u8]) -> Result<ScoreTable, CoreError> {

@@ -278,21 +278,12 @@ mod tests {
     use approx::assert_abs_diff_eq;
 
     fn row(id: usize, ty: BiasType, st: f64, at: f64) -> ScoreRow {
-        ScoreRow {
-            pair_id: id.to_string(),
-            dataset: "d".into(),
-            bias_type: ty,
-            direction: Direction::Stereo,
-            stereo: format!("s{id}"),
-            anti: format!("a{id}"),
-            score_stereo: st,
-            score_anti: at,
-            scorer: "sss".into(),
-            model: "m".into(),
-            tokens_stereo: None,
-            tokens_anti: None,
-            group_id: None,
-        }
+        ScoreRow::builder(id.to_string(), ty, st, at)
+            .dataset("d")
+            .sentences(format!("s{id}"), format!("a{id}"))
+            .scorer("sss")
+            .model("m")
+            .build()
     }
 
     fn unscored(id: usize, ty: BiasType) -> UnscoredPair {

@@ -94,24 +94,15 @@ pub fn lm_eval_crows(table: &ScoreTable) -> Result<LmEvalCrows, MetricsError> {
 mod tests {
     use super::*;
     use approx::assert_abs_diff_eq;
-    use bias_core::{BiasType, Direction, ScoreRow};
+    use bias_core::{BiasType, ScoreRow};
 
     fn row(id: &str, s: f64, a: f64) -> ScoreRow {
-        ScoreRow {
-            pair_id: id.into(),
-            dataset: "crows-pairs".into(),
-            bias_type: BiasType::Gender,
-            direction: Direction::Stereo,
-            stereo: "a".into(),
-            anti: "b".into(),
-            score_stereo: s,
-            score_anti: a,
-            scorer: "ll-sum".into(),
-            model: "m".into(),
-            tokens_stereo: None,
-            tokens_anti: None,
-            group_id: None,
-        }
+        ScoreRow::builder(id, BiasType::Gender, s, a)
+            .dataset("crows-pairs")
+            .sentences("a", "b")
+            .scorer("ll-sum")
+            .model("m")
+            .build()
     }
 
     #[test]

@@ -90,24 +90,14 @@ pub fn normality_by_type(table: &ScoreTable) -> Vec<NormalityTest> {
 mod tests {
     use super::*;
     use approx::assert_abs_diff_eq;
-    use bias_core::Direction;
 
     fn row(ty: BiasType, s: f64, a: f64) -> ScoreRow {
-        ScoreRow {
-            pair_id: format!("{s}{a}"),
-            dataset: "d".into(),
-            bias_type: ty,
-            direction: Direction::Stereo,
-            stereo: "x".into(),
-            anti: "y".into(),
-            score_stereo: s,
-            score_anti: a,
-            scorer: "aul".into(),
-            model: "m".into(),
-            tokens_stereo: None,
-            tokens_anti: None,
-            group_id: None,
-        }
+        ScoreRow::builder(format!("{s}{a}"), ty, s, a)
+            .dataset("d")
+            .sentences("x", "y")
+            .scorer("aul")
+            .model("m")
+            .build()
     }
 
     #[test]

@@ -4,25 +4,16 @@
 
 use std::error::Error;
 
-use bias_core::{BiasMeasure, BiasType, Direction, ScoreRow, ScoreTable};
+use bias_core::{BiasMeasure, BiasType, ScoreRow, ScoreTable};
 use bias_metrics::{bootstrap_ci, BootstrapOptions, Kls, MetricsError};
 
 fn row(id: usize, ty: BiasType, st: f64, at: f64) -> ScoreRow {
-    ScoreRow {
-        pair_id: id.to_string(),
-        dataset: "chain".into(),
-        bias_type: ty,
-        direction: Direction::Stereo,
-        stereo: format!("s{id}"),
-        anti: format!("a{id}"),
-        score_stereo: st,
-        score_anti: at,
-        scorer: "aul".into(),
-        model: "m".into(),
-        tokens_stereo: None,
-        tokens_anti: None,
-        group_id: None,
-    }
+    ScoreRow::builder(id.to_string(), ty, st, at)
+        .dataset("chain")
+        .sentences(format!("s{id}"), format!("a{id}"))
+        .scorer("aul")
+        .model("m")
+        .build()
 }
 
 /// The messages of `err` and of every error in its `source()` chain, outermost first.

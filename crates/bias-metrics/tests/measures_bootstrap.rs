@@ -1,27 +1,18 @@
 //! The seeded percentile bootstrap on hand-made tables.
 
 use approx::assert_abs_diff_eq;
-use bias_core::{AnyMeasure, BiasMeasure, BiasType, Direction, Measurement, ScoreRow, ScoreTable};
+use bias_core::{AnyMeasure, BiasMeasure, BiasType, Measurement, ScoreRow, ScoreTable};
 use bias_metrics::{
     bootstrap_by_type, bootstrap_ci, BootstrapOptions, Indicator, Jss, Kls, MetricsError,
 };
 
 fn row(id: usize, ty: BiasType, st: f64, at: f64) -> ScoreRow {
-    ScoreRow {
-        pair_id: id.to_string(),
-        dataset: "boot".into(),
-        bias_type: ty,
-        direction: Direction::Stereo,
-        stereo: "s".into(),
-        anti: "a".into(),
-        score_stereo: st,
-        score_anti: at,
-        scorer: "aul".into(),
-        model: "m".into(),
-        tokens_stereo: None,
-        tokens_anti: None,
-        group_id: None,
-    }
+    ScoreRow::builder(id.to_string(), ty, st, at)
+        .dataset("boot")
+        .sentences("s", "a")
+        .scorer("aul")
+        .model("m")
+        .build()
 }
 
 /// 30 gender pairs and 10 age pairs with deterministic, varied scores; 2 of every 3 prefer

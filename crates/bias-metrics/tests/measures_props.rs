@@ -3,7 +3,7 @@
 use approx::abs_diff_eq;
 use std::collections::BTreeMap;
 
-use bias_core::{BiasMeasure, BiasType, Direction, ScoreRow, ScoreTable, TypeValue};
+use bias_core::{BiasMeasure, BiasType, ScoreRow, ScoreTable, TypeValue};
 use bias_metrics::{
     bootstrap_ci, jss, kls, weighted_by_type, BootstrapOptions, DistributionOptions, Gaussian,
     Indicator, Jss, JssVariant, Kls,
@@ -11,21 +11,12 @@ use bias_metrics::{
 use proptest::prelude::*;
 
 fn row(id: usize, ty: BiasType, st: f64, at: f64) -> ScoreRow {
-    ScoreRow {
-        pair_id: id.to_string(),
-        dataset: "prop".into(),
-        bias_type: ty,
-        direction: Direction::Stereo,
-        stereo: "s".into(),
-        anti: "a".into(),
-        score_stereo: st,
-        score_anti: at,
-        scorer: "aul".into(),
-        model: "m".into(),
-        tokens_stereo: None,
-        tokens_anti: None,
-        group_id: None,
-    }
+    ScoreRow::builder(id.to_string(), ty, st, at)
+        .dataset("prop")
+        .sentences("s", "a")
+        .scorer("aul")
+        .model("m")
+        .build()
 }
 
 fn swapped(t: &ScoreTable) -> ScoreTable {

@@ -9,21 +9,13 @@ use bias_metrics::{
 };
 
 fn row(id: usize, ty: BiasType, dir: Direction, st: f64, at: f64) -> ScoreRow {
-    ScoreRow {
-        pair_id: id.to_string(),
-        dataset: "test".into(),
-        bias_type: ty,
-        direction: dir,
-        stereo: format!("s{id}"),
-        anti: format!("a{id}"),
-        score_stereo: st,
-        score_anti: at,
-        scorer: "aul".into(),
-        model: "m".into(),
-        tokens_stereo: None,
-        tokens_anti: None,
-        group_id: None,
-    }
+    ScoreRow::builder(id.to_string(), ty, st, at)
+        .dataset("test")
+        .direction(dir)
+        .sentences(format!("s{id}"), format!("a{id}"))
+        .scorer("aul")
+        .model("m")
+        .build()
 }
 
 use BiasType::{Age, Gender};

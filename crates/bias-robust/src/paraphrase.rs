@@ -823,24 +823,16 @@ pub fn paraphrase_agreement(
 mod tests {
     use super::*;
     use approx::abs_diff_eq;
-    use bias_core::Direction;
 
     fn row(id: &str, scorer: &str, mdiff: f64, tokens: Option<(usize, usize)>) -> ScoreRow {
-        ScoreRow {
-            pair_id: id.into(),
-            dataset: "d".into(),
-            bias_type: BiasType::Gender,
-            direction: Direction::Stereo,
-            stereo: "s".into(),
-            anti: "a".into(),
-            score_stereo: mdiff,
-            score_anti: 0.0,
-            scorer: scorer.into(),
-            model: "m".into(),
-            tokens_stereo: tokens.map(|t| t.0),
-            tokens_anti: tokens.map(|t| t.1),
-            group_id: Some("o1".into()),
-        }
+        ScoreRow::builder(id, BiasType::Gender, mdiff, 0.0)
+            .dataset("d")
+            .sentences("s", "a")
+            .scorer(scorer)
+            .model("m")
+            .tokens(tokens.map(|t| t.0), tokens.map(|t| t.1))
+            .group(Some("o1".into()))
+            .build()
     }
 
     /// Three pairs with (tokens_stereo, tokens_anti) = (9, 11), (8, 8), (12, 12) and MDIFF

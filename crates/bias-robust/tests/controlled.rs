@@ -27,21 +27,14 @@ fn words(list: &[&str]) -> Vec<String> {
 }
 
 fn sentence_row(id: &str, stereo: &str, anti: &str) -> ScoreRow {
-    ScoreRow {
-        pair_id: id.to_owned(),
-        dataset: "crows-pairs".to_owned(),
-        bias_type: BiasType::Gender,
-        direction: Direction::Antistereo,
-        stereo: stereo.to_owned(),
-        anti: anti.to_owned(),
-        score_stereo: -2.5,
-        score_anti: -2.9,
-        scorer: "aul".to_owned(),
-        model: "bert".to_owned(),
-        tokens_stereo: Some(5),
-        tokens_anti: Some(6),
-        group_id: None,
-    }
+    ScoreRow::builder(id, BiasType::Gender, -2.5, -2.9)
+        .dataset("crows-pairs")
+        .direction(Direction::Antistereo)
+        .sentences(stereo, anti)
+        .scorer("aul")
+        .model("bert")
+        .tokens(Some(5), Some(6))
+        .build()
 }
 
 /// An oriented score row (`stereo` = male sentence) with the given scores.

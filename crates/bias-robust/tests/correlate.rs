@@ -3,7 +3,7 @@
 use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::collections::BTreeMap;
 
-use bias_core::{BiasType, Direction, ScoreRow, ScoreTable};
+use bias_core::{BiasType, ScoreRow, ScoreTable};
 use bias_robust::{
     correlate_measures, correlate_pair_scores, correlate_pearson, CorrelateOptions, RobustError,
 };
@@ -168,21 +168,12 @@ fn too_few_models_and_bad_tables_are_errors() {
 }
 
 fn row(pair: usize, scorer: &str, stereo: f64, anti: f64) -> ScoreRow {
-    ScoreRow {
-        pair_id: pair.to_string(),
-        dataset: "crows".into(),
-        bias_type: BiasType::Gender,
-        direction: Direction::Stereo,
-        stereo: "s".into(),
-        anti: "a".into(),
-        score_stereo: stereo,
-        score_anti: anti,
-        scorer: scorer.into(),
-        model: "m".into(),
-        tokens_stereo: None,
-        tokens_anti: None,
-        group_id: None,
-    }
+    ScoreRow::builder(pair.to_string(), BiasType::Gender, stereo, anti)
+        .dataset("crows")
+        .sentences("s", "a")
+        .scorer(scorer)
+        .model("m")
+        .build()
 }
 
 #[test]

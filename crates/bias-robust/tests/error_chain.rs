@@ -5,7 +5,7 @@
 use std::error::Error;
 use std::path::Path;
 
-use bias_core::{BiasType, Direction, ScoreRow, ScoreTable};
+use bias_core::{BiasType, ScoreRow, ScoreTable};
 use bias_metrics::stats::RocCurve;
 use bias_metrics::{DistributionOptions, Kls};
 use bias_robust::controlled::{male_side, OrientationError};
@@ -15,21 +15,12 @@ use bias_robust::{
 };
 
 fn row(id: usize, ty: BiasType, stereo: &str, anti: &str, st: f64, at: f64) -> ScoreRow {
-    ScoreRow {
-        pair_id: id.to_string(),
-        dataset: "chain".into(),
-        bias_type: ty,
-        direction: Direction::Stereo,
-        stereo: stereo.into(),
-        anti: anti.into(),
-        score_stereo: st,
-        score_anti: at,
-        scorer: "aul".into(),
-        model: "m".into(),
-        tokens_stereo: None,
-        tokens_anti: None,
-        group_id: None,
-    }
+    ScoreRow::builder(id.to_string(), ty, st, at)
+        .dataset("chain")
+        .sentences(stereo, anti)
+        .scorer("aul")
+        .model("m")
+        .build()
 }
 
 /// The messages of `err` and of every error in its `source()` chain, outermost first.

@@ -9,7 +9,7 @@ use approx::abs_diff_eq;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use bias_core::{BiasType, Direction, ScoreRow, ScoreTable};
+use bias_core::{BiasType, ScoreRow, ScoreTable};
 use bias_metrics::stats::RocCurve;
 use bias_metrics::MetricsError;
 use bias_robust::figures::{self, with_extension};
@@ -44,21 +44,13 @@ fn normals(seed: u64, n: usize) -> Vec<f64> {
 }
 
 fn row(pair_id: &str, group: Option<&str>, stereo: f64, anti: f64) -> ScoreRow {
-    ScoreRow {
-        pair_id: pair_id.to_owned(),
-        dataset: "crows-pairs".to_owned(),
-        bias_type: BiasType::Gender,
-        direction: Direction::Stereo,
-        stereo: "s".to_owned(),
-        anti: "a".to_owned(),
-        score_stereo: stereo,
-        score_anti: anti,
-        scorer: "cps".to_owned(),
-        model: "toy".to_owned(),
-        tokens_stereo: None,
-        tokens_anti: None,
-        group_id: group.map(str::to_owned),
-    }
+    ScoreRow::builder(pair_id, BiasType::Gender, stereo, anti)
+        .dataset("crows-pairs")
+        .sentences("s", "a")
+        .scorer("cps")
+        .model("toy")
+        .group(group.map(str::to_owned))
+        .build()
 }
 
 fn assert_written(stem: &Path) {

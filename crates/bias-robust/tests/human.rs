@@ -91,21 +91,13 @@ const SMALL: &str = ",sent_more,sent_less,stereo_antistereo,bias_type,annotation
 2,C s.,C a.,antistereo,age,\"[['age', 'gender'], ['age'], ['gender'], ['age'], ['age']]\",w,\"['a', 'b', 'c', 'd', 'e']\"\n";
 
 fn row(id: &str, diff: f64, direction: Direction) -> ScoreRow {
-    ScoreRow {
-        pair_id: id.into(),
-        dataset: "crows-pairs".into(),
-        bias_type: BiasType::Gender,
-        direction,
-        stereo: "s".into(),
-        anti: "a".into(),
-        score_stereo: diff,
-        score_anti: 0.0,
-        scorer: "x".into(),
-        model: "m".into(),
-        tokens_stereo: None,
-        tokens_anti: None,
-        group_id: None,
-    }
+    ScoreRow::builder(id, BiasType::Gender, diff, 0.0)
+        .dataset("crows-pairs")
+        .direction(direction)
+        .sentences("s", "a")
+        .scorer("x")
+        .model("m")
+        .build()
 }
 
 #[test]

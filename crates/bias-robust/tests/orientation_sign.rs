@@ -3,26 +3,18 @@
 //! sentence, whichever side of the CrowS-Pairs pair the male sentence was written on.
 
 use approx::abs_diff_eq;
-use bias_core::{BiasMeasure, BiasType, Direction, ScoreRow, ScoreTable};
+use bias_core::{BiasMeasure, BiasType, ScoreRow, ScoreTable};
 use bias_metrics::Indicator;
 use bias_robust::controlled::orient_by_gender;
 
 fn row(id: &str, stereo: &str, anti: &str, s: f64, a: f64) -> ScoreRow {
-    ScoreRow {
-        pair_id: id.into(),
-        dataset: "crows-pairs".into(),
-        bias_type: BiasType::Gender,
-        direction: Direction::Stereo,
-        stereo: stereo.into(),
-        anti: anti.into(),
-        score_stereo: s,
-        score_anti: a,
-        scorer: "cps".into(),
-        model: "hand".into(),
-        tokens_stereo: Some(5),
-        tokens_anti: Some(5),
-        group_id: None,
-    }
+    ScoreRow::builder(id, BiasType::Gender, s, a)
+        .dataset("crows-pairs")
+        .sentences(stereo, anti)
+        .scorer("cps")
+        .model("hand")
+        .tokens(Some(5), Some(5))
+        .build()
 }
 
 fn words(list: &[&str]) -> Vec<String> {

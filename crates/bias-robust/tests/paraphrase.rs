@@ -1,27 +1,19 @@
 //! Paraphrase agreement (paraphrase-robustness study §2): hand-counted MPER_AGREE (groups
 //! fully agreeing) and paraphrase agreement, near ties, errors, and the paraphrase fixture.
 
-use bias_core::{BiasType, Direction, ScoreRow, ScoreTable};
+use bias_core::{BiasType, ScoreRow, ScoreTable};
 use bias_robust::paraphrase::ScoreScale;
 use bias_robust::{mbias, paraphrase_agreement, ParaphraseOptions, RobustError};
 use std::path::PathBuf;
 
 fn row(id: &str, group: Option<&str>, bias: BiasType, mdiff: f64) -> ScoreRow {
-    ScoreRow {
-        pair_id: id.into(),
-        dataset: "paraphrase".into(),
-        bias_type: bias,
-        direction: Direction::Stereo,
-        stereo: format!("{id} stereo"),
-        anti: format!("{id} anti"),
-        score_stereo: -10.0 + mdiff,
-        score_anti: -10.0,
-        scorer: "pll".into(),
-        model: "m".into(),
-        tokens_stereo: None,
-        tokens_anti: None,
-        group_id: group.map(str::to_owned),
-    }
+    ScoreRow::builder(id, bias, -10.0 + mdiff, -10.0)
+        .dataset("paraphrase")
+        .sentences(format!("{id} stereo"), format!("{id} anti"))
+        .scorer("pll")
+        .model("m")
+        .group(group.map(str::to_owned))
+        .build()
 }
 
 /// Three groups, chosen MDIFFs:

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use bias_core::{BiasType, Direction, ScoreRow, ScoreSlice, ScoreTable};
+use bias_core::{BiasType, ScoreRow, ScoreSlice, ScoreTable};
 use bias_metrics::stats::RocCurve;
 use bias_metrics::{DistributionOptions, Indicator, Jss, JssVariant, Kls};
 use bias_robust::figures::{self, with_extension};
@@ -219,21 +219,12 @@ fn row(
     scorer: &str,
     model: &str,
 ) -> ScoreRow {
-    ScoreRow {
-        pair_id: id,
-        dataset: dataset.into(),
-        bias_type: ty,
-        direction: Direction::Stereo,
-        stereo: "s".into(),
-        anti: "a".into(),
-        score_stereo: stereo,
-        score_anti: anti,
-        scorer: scorer.into(),
-        model: model.into(),
-        tokens_stereo: None,
-        tokens_anti: None,
-        group_id: None,
-    }
+    ScoreRow::builder(id, ty, stereo, anti)
+        .dataset(dataset)
+        .sentences("s", "a")
+        .scorer(scorer)
+        .model(model)
+        .build()
 }
 
 /// The fixture's models (scorer `aul`, data set `fixture`) and draws.

@@ -566,21 +566,12 @@ fn rank_agreement_is_one_when_a_model_is_more_biased_in_every_pair() {
 }
 
 fn row(id: usize, ty: BiasType, stereo: f64, anti: f64) -> ScoreRow {
-    ScoreRow {
-        pair_id: id.to_string(),
-        dataset: "tiny".into(),
-        bias_type: ty,
-        direction: Direction::Stereo,
-        stereo: "s".into(),
-        anti: "a".into(),
-        score_stereo: stereo,
-        score_anti: anti,
-        scorer: "aul".into(),
-        model: "m".into(),
-        tokens_stereo: None,
-        tokens_anti: None,
-        group_id: None,
-    }
+    ScoreRow::builder(id.to_string(), ty, stereo, anti)
+        .dataset("tiny")
+        .sentences("s", "a")
+        .scorer("aul")
+        .model("m")
+        .build()
 }
 
 /// Four gender pairs: 0 and 1 prefer the stereotypical sentence, 2 and 3 do not.

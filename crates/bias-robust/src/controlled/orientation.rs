@@ -314,26 +314,17 @@ pub fn orient_by_gender(
 
 #[cfg(test)]
 mod tests {
-    use bias_core::{BiasType, Direction};
+    use bias_core::BiasType;
 
     use super::*;
 
     fn row(stereo: &str, anti: &str) -> ScoreRow {
-        ScoreRow {
-            pair_id: "1".to_owned(),
-            dataset: "crows-pairs".to_owned(),
-            bias_type: BiasType::Gender,
-            direction: Direction::Stereo,
-            stereo: stereo.to_owned(),
-            anti: anti.to_owned(),
-            score_stereo: -1.0,
-            score_anti: -2.0,
-            scorer: "aul".to_owned(),
-            model: "bert".to_owned(),
-            tokens_stereo: None,
-            tokens_anti: None,
-            group_id: None,
-        }
+        ScoreRow::builder("1", BiasType::Gender, -1.0, -2.0)
+            .dataset("crows-pairs")
+            .sentences(stereo, anti)
+            .scorer("aul")
+            .model("bert")
+            .build()
     }
 
     /// The lists of kaneko2023 §3.1, copied from the paper's text ("we used the female words

@@ -377,24 +377,16 @@ impl Figure for Scatter {
 mod tests {
     use super::*;
     use crate::{paraphrase_agreement, ParaphraseOptions};
-    use bias_core::{BiasType, Direction, ScoreRow, ScoreTable};
+    use bias_core::{BiasType, ScoreRow, ScoreTable};
 
     fn row(id: &str, group: &str, ty: BiasType, mdiff: f64) -> ScoreRow {
-        ScoreRow {
-            pair_id: id.into(),
-            dataset: "d".into(),
-            bias_type: ty,
-            direction: Direction::Stereo,
-            stereo: "s".into(),
-            anti: "a".into(),
-            score_stereo: mdiff,
-            score_anti: 0.0,
-            scorer: "cps".into(),
-            model: "m".into(),
-            tokens_stereo: None,
-            tokens_anti: None,
-            group_id: Some(group.into()),
-        }
+        ScoreRow::builder(id, ty, mdiff, 0.0)
+            .dataset("d")
+            .sentences("s", "a")
+            .scorer("cps")
+            .model("m")
+            .group(Some(group.into()))
+            .build()
     }
 
     /// Model A: g1 (gender) agrees fully (+, +, +), g2 (gender) does not (−, +), g3 (age)
