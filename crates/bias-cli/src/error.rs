@@ -62,11 +62,9 @@ impl CliError {
     /// What to type to get past the error, where the CLI knows (the library errors say what is
     /// wrong; the flags are the CLI's).
     pub fn hint(&self) -> Option<String> {
-        /// A distribution measure refusing a bias type with a single pair (the library names
-        /// the remedy `SmallTypePolicy::Skip`).
+        /// A distribution measure refusing a bias type with a single pair.
         fn small_type(e: &bias_metrics::MetricsError) -> bool {
-            matches!(e, bias_metrics::MetricsError::TooFew { what, .. }
-                if what.contains("SmallTypePolicy::Skip"))
+            matches!(e, bias_metrics::MetricsError::SmallBiasType { .. })
         }
         const SMALL_TYPES_HINT: &str = "pass --small-types skip to leave such bias types out";
         match self {
@@ -108,10 +106,7 @@ impl CliError {
             CliError::Plm(e) if matches!(**e, bias_plm::PlmError::HalfOnCpu(_)) => {
                 Some("pass --dtype f32, or --device cuda on a machine with a GPU".to_owned())
             }
-            CliError::Plm(e)
-                if matches!(&**e, bias_plm::PlmError::Training(what)
-                    if what.contains("already has a masked-LM head")) =>
-            {
+            CliError::Plm(e) if matches!(**e, bias_plm::PlmError::HeadExists { .. }) => {
                 Some("leave out --new-mlm-head to fine-tune the model's own head".to_owned())
             }
             CliError::Robust(e)
@@ -154,5 +149,36 @@ impl From<bias_plm::PlmError> for CliError {
 impl From<bias_robust::RobustError> for CliError {
     fn from(e: bias_robust::RobustError) -> Self {
         CliError::Robust(Box::new(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hints recognise errors by variant: a message that merely mentions the remedy gets
+    /// none.
+    #[test]
+    fn hints_follow_the_variant_not_the_text() {
+        let head = CliError::Plm(Box::new(bias_plm::PlmError::HeadExists {
+            base: "m".into(),
+        }));
+        assert!(head.hint().unwrap().contains("--new-mlm-head"));
+        let text_only = CliError::Plm(Box::new(bias_plm::PlmError::Training(
+            "m already has a masked-LM head".into(),
+        )));
+        assert_eq!(text_only.hint(), None);
+        let small = CliError::Metrics(bias_metrics::MetricsError::SmallBiasType {
+            measure: "kls".into(),
+            bias_type: bias_core::BiasType::Age,
+            got: 1,
+        });
+        assert!(small.hint().unwrap().contains("--small-types skip"));
+        let too_few = CliError::Metrics(bias_metrics::MetricsError::TooFew {
+            what: "kls: SmallTypePolicy::Skip".into(),
+            needed: 2,
+            got: 1,
+        });
+        assert_eq!(too_few.hint(), None);
     }
 }

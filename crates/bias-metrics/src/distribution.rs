@@ -99,12 +99,9 @@ pub(crate) fn measure_distribution(
             match options.small_types {
                 SmallTypePolicy::Skip => continue,
                 SmallTypePolicy::Error => {
-                    return Err(MetricsError::TooFew {
-                        what: format!(
-                            "{name}: bias type `{ty}` (standard deviation, ddof = 1; leave such \
-                             types out with SmallTypePolicy::Skip)"
-                        ),
-                        needed: 2,
+                    return Err(MetricsError::SmallBiasType {
+                        measure: name.to_owned(),
+                        bias_type: ty.clone(),
                         got: rows.len(),
                     })
                 }

@@ -26,6 +26,20 @@ pub enum MetricsError {
         /// What was given.
         got: usize,
     },
+    /// A distribution measure met a bias type with a single pair (its standard deviation, ddof
+    /// 1, is undefined); `SmallTypePolicy::Skip` leaves such types out.
+    #[error(
+        "{measure}: bias type `{bias_type}` (standard deviation, ddof = 1; leave such types out \
+         with SmallTypePolicy::Skip): needs at least 2 observations, got {got}"
+    )]
+    SmallBiasType {
+        /// The measure (`kls`, `jss`, ...).
+        measure: String,
+        /// The bias type with too few pairs.
+        bias_type: bias_core::BiasType,
+        /// Its number of pairs.
+        got: usize,
+    },
     /// Two inputs that must have the same length do not.
     #[error("{what}: lengths differ ({left} vs {right})")]
     LengthMismatch {

@@ -62,7 +62,10 @@ fn a_single_pair_type_names_the_type_and_the_library_remedy_not_a_flag() {
     ]);
     let err = Kls::default().measure(&t).unwrap_err();
     let text = err.to_string();
-    assert!(matches!(err, MetricsError::TooFew { .. }), "{err:?}");
+    assert!(
+        matches!(err, MetricsError::SmallBiasType { got: 1, .. }),
+        "{err:?}"
+    );
     assert!(
         text.contains("bias type `age`") && text.contains("SmallTypePolicy::Skip"),
         "{text}"

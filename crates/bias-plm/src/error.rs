@@ -184,6 +184,17 @@ pub enum PlmError {
     /// that does not fit the request).
     #[error("fine-tuning: {0}")]
     Training(String),
+    /// A new masked-LM head was asked for on a model that already has one
+    /// (`MlmTrainer::new_mlm_head`).
+    #[error(
+        "fine-tuning: {} already has a masked-LM head: fine-tune it as it is, without a new head \
+         (MlmTrainer::new_mlm_head(false))",
+        base.display()
+    )]
+    HeadExists {
+        /// The base model's folder.
+        base: std::path::PathBuf,
+    },
     /// A fine-tuning run stopped early as asked (`MlmTrainer::stop_after`); running it again
     /// resumes from its last checkpoint.
     #[error(

@@ -114,11 +114,9 @@ impl Parameters {
                     .map
                     .contains_key("cls.predictions.transform.dense.weight")
             {
-                return Err(PlmError::Training(format!(
-                    "{} already has a masked-LM head: fine-tune it as it is, without a new \
-                     head (MlmTrainer::new_mlm_head(false))",
-                    self.base.display()
-                )));
+                return Err(PlmError::HeadExists {
+                    base: self.base.to_path_buf(),
+                });
             }
         }
         if bare {
