@@ -1,6 +1,7 @@
 //! Arguments shared by the commands that score with a language model: the model, the data set,
 //! the scorers and their options.
 
+use bias_core::Scorer;
 use std::path::PathBuf;
 
 use bias_core::SentencePair;
@@ -98,14 +99,14 @@ impl ScorerArg {
     /// The scorer's name in the score table (`aul`, ..., `ll-sum`).
     pub fn name(self) -> &'static str {
         match self {
-            ScorerArg::Aul => "aul",
-            ScorerArg::Aula => "aula",
-            ScorerArg::Cps => "cps",
-            ScorerArg::Sss => "sss",
-            ScorerArg::AllMasked => "all-masked",
-            ScorerArg::Pll => "pll",
-            ScorerArg::LlSum => "ll-sum",
-            ScorerArg::LlMean => "ll-mean",
+            ScorerArg::Aul => Scorer::Aul.name(),
+            ScorerArg::Aula => Scorer::Aula.name(),
+            ScorerArg::Cps => Scorer::Cps.name(),
+            ScorerArg::Sss => Scorer::Sss.name(),
+            ScorerArg::AllMasked => Scorer::AllMasked.name(),
+            ScorerArg::Pll => Scorer::Pll.name(),
+            ScorerArg::LlSum => Scorer::LlSum.name(),
+            ScorerArg::LlMean => Scorer::LlMean.name(),
         }
     }
 }

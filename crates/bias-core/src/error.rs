@@ -94,6 +94,12 @@ pub enum CoreError {
     /// An argument is outside its allowed domain (empty input, a negative count, a NaN score...).
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// A scorer name that is none of [`crate::Scorer::ALL`].
+    #[error(
+        "unknown scorer `{0}`: use aul, aula, cps, sss, all-masked or pll (masked LMs), or \
+         ll-sum or ll-mean (causal LMs)"
+    )]
+    UnknownScorer(String),
 }
 
 /// Where a JSON error is (`, line 4, column 32`), or nothing for an error of serialisation.

@@ -66,6 +66,7 @@ mod measurement;
 mod pair;
 pub mod run;
 mod score_table;
+mod scorer_name;
 mod scoring;
 pub mod study;
 mod traits;
@@ -79,6 +80,7 @@ pub use run::RunError;
 pub use score_table::{
     ScoreRow, ScoreRowBuilder, ScoreSlice, ScoreTable, ScoreTableWriter, SCORE_TABLE_COLUMNS,
 };
+pub use scorer_name::Scorer;
 pub use scoring::{PairOutcome, PairScore, PairScorer, SentenceScore, SkipReason, Unscorable};
 pub use study::{BoxError, FineTuning, GenderTemplates, StudyModel, TokenQuery};
 pub use traits::{AnyMeasure, BiasMeasure, Embedder, MaskedLmTrainer, TextLayout, TrainingOptions};

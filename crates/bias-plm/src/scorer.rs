@@ -52,16 +52,21 @@ impl ScorerKind {
         ScorerKind::Pll,
     ];
 
-    /// The name written to a score table's `scorer` column.
-    pub fn name(self) -> &'static str {
+    /// The scorer's identity, shared with every crate that reads score tables.
+    pub const fn scorer(self) -> bias_core::Scorer {
         match self {
-            ScorerKind::Aul => "aul",
-            ScorerKind::Aula => "aula",
-            ScorerKind::Cps => "cps",
-            ScorerKind::Sss => "sss",
-            ScorerKind::AllMasked => "all-masked",
-            ScorerKind::Pll => "pll",
+            ScorerKind::Aul => bias_core::Scorer::Aul,
+            ScorerKind::Aula => bias_core::Scorer::Aula,
+            ScorerKind::Cps => bias_core::Scorer::Cps,
+            ScorerKind::Sss => bias_core::Scorer::Sss,
+            ScorerKind::AllMasked => bias_core::Scorer::AllMasked,
+            ScorerKind::Pll => bias_core::Scorer::Pll,
         }
+    }
+
+    /// The name written to a score table's `scorer` column ([`bias_core::Scorer::name`]).
+    pub const fn name(self) -> &'static str {
+        self.scorer().name()
     }
 
     /// Whether the score depends on the other sentence of the pair (through the alignment).

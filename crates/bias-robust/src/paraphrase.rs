@@ -113,6 +113,7 @@
 //! # Ok::<(), bias_robust::RobustError>(())
 //! ```
 
+use bias_core::Scorer;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use bias_core::{BiasType, ScoreRow, ScoreTable, SentencePair};
@@ -208,7 +209,7 @@ pub fn whole_groups_within(pairs: &[SentencePair], max_pairs: usize) -> usize {
 /// pseudo-log-likelihood over the unmodified tokens that the paraphrase-robustness study scores,
 /// §2.1), PLL (Salazar et al. 2020), and a causal LM's sentence log-likelihood `ll-sum`, the
 /// sum-scale stand-in for a model that cannot mask.
-pub const PAPER_SCORERS: [&str; 3] = ["cps", "pll", "ll-sum"];
+pub const PAPER_SCORERS: [&str; 3] = [Scorer::Cps.name(), Scorer::Pll.name(), Scorer::LlSum.name()];
 
 /// The first of [`PAPER_SCORERS`] among `scorers` (compared case-insensitively), if any.
 pub fn paper_scorer<'a>(scorers: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
@@ -388,14 +389,13 @@ impl ScoreScale {
     /// [`PerTokenMean`](ScoreScale::PerTokenMean); `aula` →
     /// [`AttentionWeightedMean`](ScoreScale::AttentionWeightedMean); any other name → `None`.
     pub fn of_scorer(name: &str) -> Option<ScoreScale> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "cps" | "pll" | "ll-sum" => Some(ScoreScale::Sum),
-            "aul" | "sss" | "all-masked" | "all_masked" | "ll-mean" => {
-                Some(ScoreScale::PerTokenMean)
+        Some(match name.parse::<Scorer>().ok()? {
+            Scorer::Cps | Scorer::Pll | Scorer::LlSum => ScoreScale::Sum,
+            Scorer::Aul | Scorer::Sss | Scorer::AllMasked | Scorer::LlMean => {
+                ScoreScale::PerTokenMean
             }
-            "aula" => Some(ScoreScale::AttentionWeightedMean),
-            _ => None,
-        }
+            Scorer::Aula => ScoreScale::AttentionWeightedMean,
+        })
     }
 
     /// `"sum"`, `"per-token mean"` or `"attention-weighted mean"`.

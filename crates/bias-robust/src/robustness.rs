@@ -24,6 +24,7 @@
 //! asked for ([`ScorerGrouping::mix_scorers`]). [`subsample_study_on_draws`] runs the study on
 //! sub-samples given row by row.
 
+use bias_core::Scorer;
 use std::collections::{BTreeMap, BTreeSet};
 
 use bias_core::{AnyMeasure, ScoreSlice, ScoreTable};
@@ -593,7 +594,7 @@ fn run_study(
 
 /// The scorer liu2024 fits KLS and JSS to: AUL (kaneko2022), as its "Proposed Evaluation
 /// Measure" section states ("Our work adopts All Unmasked Likelihood (AUL) as the PLL score").
-pub const LIU2024_DISTRIBUTION_SCORER: &str = "aul";
+pub const LIU2024_DISTRIBUTION_SCORER: &str = Scorer::Aul.name();
 
 /// How [`subsample_by_scorer`] groups score slices into studies (liu2024, Robustness Study).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

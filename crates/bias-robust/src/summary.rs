@@ -33,6 +33,7 @@
 //! # Ok::<(), bias_robust::RobustError>(())
 //! ```
 
+use bias_core::Scorer;
 use std::collections::BTreeMap;
 
 use bias_core::{BiasType, Measurement, ScoreSlice};
@@ -43,7 +44,13 @@ use crate::{RobustError, SyncMeasure, LIU2024_DISTRIBUTION_SCORER};
 
 /// The scorers of the papers, in the order their tables give them (Kaneko & Bollegala 2022
 /// Table 3): a summary puts them first, any other scorer after them in the order met.
-pub const SCORER_ORDER: [&str; 5] = ["cps", "sss", "aul", "aula", "all-masked"];
+pub const SCORER_ORDER: [&str; 5] = [
+    Scorer::Cps.name(),
+    Scorer::Sss.name(),
+    Scorer::Aul.name(),
+    Scorer::Aula.name(),
+    Scorer::AllMasked.name(),
+];
 
 /// The position of `scorer` in [`SCORER_ORDER`] (`SCORER_ORDER.len()` for any other), to sort
 /// scorers as the papers list them (a stable sort keeps the others in the order met).

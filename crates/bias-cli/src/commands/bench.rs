@@ -1,5 +1,6 @@
 //! `bias bench`: the scorers timed on a model (sentences/s, forward passes, GMAC/s, memory).
 
+use bias_core::Scorer;
 use std::io::Write;
 use std::time::Instant;
 
@@ -55,8 +56,8 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     ]);
     let names: Vec<&str> = if args.scorers.is_empty() {
         match lm {
-            LanguageModel::Causal(_) => vec!["ll-sum"],
-            _ => vec!["aul", "cps"],
+            LanguageModel::Causal(_) => vec![Scorer::LlSum.name()],
+            _ => vec![Scorer::Aul.name(), Scorer::Cps.name()],
         }
     } else {
         args.scorers.iter().map(|s| s.name()).collect()

@@ -1,5 +1,6 @@
 //! `bias evaluate`: score (resumably), then the indicator, KLS and JSS of every scorer.
 
+use bias_core::Scorer;
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -345,7 +346,10 @@ fn write_token_accuracy(
     } else {
         ""
     };
-    for (name, o, m) in [(a.masked_scorer, &a.masked, ""), ("aul", &a.aul, mark)] {
+    for (name, o, m) in [
+        (a.masked_scorer, &a.masked, ""),
+        (Scorer::Aul.name(), &a.aul, mark),
+    ] {
         writeln!(
             out,
             "  {name}: {}%{m} ({} of {} {}s)",

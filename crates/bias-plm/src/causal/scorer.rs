@@ -41,10 +41,15 @@ impl CausalScorerKind {
     pub const ALL: [CausalScorerKind; 2] = [CausalScorerKind::LlSum, CausalScorerKind::LlMean];
 
     /// The name written to a score table's `scorer` column: `ll-sum` or `ll-mean`.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
+        self.scorer().name()
+    }
+
+    /// The scorer's identity, shared with every crate that reads score tables.
+    pub const fn scorer(self) -> bias_core::Scorer {
         match self {
-            CausalScorerKind::LlSum => "ll-sum",
-            CausalScorerKind::LlMean => "ll-mean",
+            CausalScorerKind::LlSum => bias_core::Scorer::LlSum,
+            CausalScorerKind::LlMean => bias_core::Scorer::LlMean,
         }
     }
 }

@@ -21,6 +21,7 @@
 //! count as not stereotypical; [`Kaneko2022Options`] chooses otherwise, and every table says how
 //! many pairs the choice touches.
 
+use bias_core::Scorer;
 use std::collections::HashSet;
 
 use bias_core::{ScoreTable, SentencePair};
@@ -230,8 +231,16 @@ fn table_2(
 }
 
 /// The scorers of Table 5 on CrowS-Pairs and on StereoSet (the paper's column order).
-const CP_SCORERS: [(&str, &str); 3] = [("cps", "CPS"), ("aul", "AUL (CP)"), ("aula", "AULA (CP)")];
-const SS_SCORERS: [(&str, &str); 3] = [("sss", "SSS"), ("aul", "AUL (SS)"), ("aula", "AULA (SS)")];
+const CP_SCORERS: [(&str, &str); 3] = [
+    (Scorer::Cps.name(), "CPS"),
+    (Scorer::Aul.name(), "AUL (CP)"),
+    (Scorer::Aula.name(), "AULA (CP)"),
+];
+const SS_SCORERS: [(&str, &str); 3] = [
+    (Scorer::Sss.name(), "SSS"),
+    (Scorer::Aul.name(), "AUL (SS)"),
+    (Scorer::Aula.name(), "AULA (SS)"),
+];
 
 /// The rows of one scorer, or `None` if the model has no such scorer.
 fn slice(table: &ScoreTable, scorer: &str) -> Option<ScoreTable> {
@@ -281,9 +290,9 @@ fn table_3(
     options: Kaneko2022Options,
 ) -> Result<(), RobustError> {
     let scorers = [
-        ("all-masked", "All Masked (CP)"),
-        ("aul", "AUL (CP)"),
-        ("aula", "AULA (CP)"),
+        (Scorer::AllMasked.name(), "All Masked (CP)"),
+        (Scorer::Aul.name(), "AUL (CP)"),
+        (Scorer::Aula.name(), "AULA (CP)"),
     ];
     let mut columns = vec!["MLM".to_owned()];
     for (_, label) in scorers {
@@ -421,10 +430,15 @@ fn table_5(
                     Some(sl) => {
                         let (m, left) = bias_measurement(&pairs, &sl, options.pairs_in_n)?;
                         let (v, n) = (m.value, m.n);
-                        let column = ["cps", "sss", "aul", "aula"]
-                            .iter()
-                            .position(|s| *s == scorer)
-                            .expect("a scorer of Table 5");
+                        let column = [
+                            Scorer::Cps.name(),
+                            Scorer::Sss.name(),
+                            Scorer::Aul.name(),
+                            Scorer::Aula.name(),
+                        ]
+                        .iter()
+                        .position(|s| *s == scorer)
+                        .expect("a scorer of Table 5");
                         for (ty, tv) in &m.by_type {
                             if let Some(e) = types.get_mut(ty.as_str()) {
                                 e.1[column] = Some(tv.value);
@@ -522,10 +536,10 @@ fn figure_1(
         let table = study.scores(i, DataSet::CrowsPairs)?.clone();
         let mut curves = Vec::new();
         for (scorer, label) in [
-            ("aul", "AUL"),
-            ("aula", "AULA"),
-            ("cps", "CPS"),
-            ("sss", "SSS"),
+            (Scorer::Aul.name(), "AUL"),
+            (Scorer::Aula.name(), "AULA"),
+            (Scorer::Cps.name(), "CPS"),
+            (Scorer::Sss.name(), "SSS"),
         ] {
             let Some(sl) = slice(&table, scorer) else {
                 continue;
@@ -607,7 +621,7 @@ fn equal_subtokens(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), 
         let name = study.model_names()[i].clone();
         let table = study.scores(i, DataSet::StereoSet)?.clone();
         let tally = study.tally(i, DataSet::StereoSet)?;
-        let rows = table.for_scorer("aul");
+        let rows = table.for_scorer(Scorer::Aul.name());
         let counted: Option<Vec<bool>> = rows
             .rows()
             .iter()

@@ -44,6 +44,7 @@
 //! tokens in a test sentence" and notes that "the set of tokens in a sentence is unchanged under
 //! shuffling"; shuffling words and tokenising again would change the tokens.
 
+use bias_core::Scorer;
 use std::fmt;
 use std::str::FromStr;
 
@@ -199,8 +200,8 @@ impl AccuracySet {
     /// The masked scorer of the data set in Table 1: `cps` or `sss`.
     pub fn masked_scorer(self) -> &'static str {
         match self {
-            AccuracySet::CrowsPairs => "cps",
-            AccuracySet::StereoSet => "sss",
+            AccuracySet::CrowsPairs => Scorer::Cps.name(),
+            AccuracySet::StereoSet => Scorer::Sss.name(),
         }
     }
 

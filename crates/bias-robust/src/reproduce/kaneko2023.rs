@@ -58,6 +58,7 @@
 //! ([`Kaneko2023Options::reductions`]): a run is labelled reproduced only with the paper's
 //! corpora, settings and checkpoints.
 
+use bias_core::Scorer;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -84,10 +85,10 @@ pub const FIGURE3_SENTENCE: &str =
 
 /// The measures of Table 1 computed on pairs, by scorer, in the paper's row order.
 const PAIR_MEASURES: [(&str, &str); 4] = [
-    ("sss", "SSS"),
-    ("cps", "CPS"),
-    ("aul", "AUL"),
-    ("aula", "AULA"),
+    (Scorer::Sss.name(), "SSS"),
+    (Scorer::Cps.name(), "CPS"),
+    (Scorer::Aul.name(), "AUL"),
+    (Scorer::Aula.name(), "AULA"),
 ];
 
 /// kaneko2023 Table 1 as published: (measure, BERT news, BERT book, BERT HA, ALBERT news,

@@ -24,6 +24,7 @@
 //! tables show them beside the computed ones, in rows with source "paper" or columns named
 //! "paper …" ([`super::liu2024_published`]).
 
+use bias_core::Scorer;
 use std::collections::BTreeMap;
 
 use bias_core::{BiasMeasure, Measurement, ScoreTable};
@@ -73,7 +74,7 @@ impl Default for Liu2024Options {
 }
 
 /// The scorer KLS and JSS are fitted to, and the second indicator column of Table 2.
-const AUL: &str = "aul";
+const AUL: &str = Scorer::Aul.name();
 
 /// One data set of the paper's Tables 2–3 and Figure 4.
 struct SetSpec {
@@ -90,13 +91,13 @@ const SETS: [SetSpec; 2] = [
     SetSpec {
         set: DataSet::StereoSet,
         short: "SS",
-        prior: "sss",
+        prior: Scorer::Sss.name(),
         prior_label: "SSS",
     },
     SetSpec {
         set: DataSet::CrowsPairs,
         short: "CP",
-        prior: "cps",
+        prior: Scorer::Cps.name(),
         prior_label: "CPS",
     },
 ];
@@ -601,7 +602,7 @@ pub fn reproduce_liu2024(
     let cps_tables: Vec<(String, ScoreTable)> = models
         .iter()
         .zip(&cp_tables)
-        .map(|(m, t)| (m.clone(), t.for_scorer("cps")))
+        .map(|(m, t)| (m.clone(), t.for_scorer(Scorer::Cps.name())))
         .collect();
     let aul_tables: Vec<(String, ScoreTable)> = models
         .iter()

@@ -15,6 +15,7 @@
 //! for antistereo rows, as the authors' `compute_individual_bias`), aggregated as the percentage
 //! of pairs where it is positive.
 
+use bias_core::Scorer;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -36,7 +37,7 @@ use crate::{TargetLabels, WeatSplit};
 
 /// The scorer whose PLL the MLM experiment compares with (Nangia et al. 2020's CPS; Schröder et
 /// al. 2024 Eq. 10).
-pub const CPS_SCORER: &str = "cps";
+pub const CPS_SCORER: &str = Scorer::Cps.name();
 
 /// How the CrowS-Pairs label sets the sign of a pair's PLL difference (the MLM experiment's
 /// downstream bias, §4.3.4).

@@ -1,0 +1,101 @@
+//! The names of the sentence scorers, spelled once: the `scorer` column of a score table, the
+//! CLI's `--scorers`, and every table that picks a scorer's rows use [`Scorer::name`].
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::CoreError;
+
+/// A sentence scorer of a masked LM (kaneko2022 Eqs. 2–5 and Table 3; Nangia et al. 2020;
+/// Salazar et al. 2020) or of a causal LM (summed or mean token log-likelihood).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scorer {
+    /// All Unmasked Likelihood (kaneko2022 Eq. 4).
+    Aul,
+    /// AUL with attention weights (kaneko2022 Eq. 5).
+    Aula,
+    /// CrowS-Pairs Score (Nangia et al. 2020; kaneko2022 Eq. 3).
+    Cps,
+    /// StereoSet Score (kaneko2022 Eq. 2).
+    Sss,
+    /// All-masked (kaneko2022 Table 3).
+    AllMasked,
+    /// Pseudo-log-likelihood (Salazar et al. 2020; liu2024 Eq. 1).
+    Pll,
+    /// A causal LM's summed token log-likelihood.
+    LlSum,
+    /// A causal LM's mean token log-likelihood.
+    LlMean,
+}
+
+impl Scorer {
+    /// Every scorer: the masked ones in the order tables list them, then the causal ones.
+    pub const ALL: [Scorer; 8] = [
+        Scorer::Aul,
+        Scorer::Aula,
+        Scorer::Cps,
+        Scorer::Sss,
+        Scorer::AllMasked,
+        Scorer::Pll,
+        Scorer::LlSum,
+        Scorer::LlMean,
+    ];
+
+    /// The name in a score table's `scorer` column.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Scorer::Aul => "aul",
+            Scorer::Aula => "aula",
+            Scorer::Cps => "cps",
+            Scorer::Sss => "sss",
+            Scorer::AllMasked => "all-masked",
+            Scorer::Pll => "pll",
+            Scorer::LlSum => "ll-sum",
+            Scorer::LlMean => "ll-mean",
+        }
+    }
+
+    /// Whether a causal LM computes it.
+    pub const fn is_causal(self) -> bool {
+        matches!(self, Scorer::LlSum | Scorer::LlMean)
+    }
+}
+
+impl fmt::Display for Scorer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Scorer {
+    type Err = CoreError;
+
+    /// A name as [`Scorer::name`] writes it, case and `_`/`-` aside (`all_masked`, `AUL`);
+    /// `allmasked` too.
+    fn from_str(s: &str) -> Result<Self, CoreError> {
+        let norm = s.trim().to_ascii_lowercase().replace('_', "-");
+        Scorer::ALL
+            .into_iter()
+            .find(|k| k.name() == norm || (norm == "allmasked" && *k == Scorer::AllMasked))
+            .ok_or_else(|| CoreError::UnknownScorer(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back() {
+        for s in Scorer::ALL {
+            assert_eq!(s.name().parse::<Scorer>().unwrap(), s);
+            assert_eq!(s.to_string(), s.name());
+        }
+        assert_eq!("ALL_MASKED".parse::<Scorer>().unwrap(), Scorer::AllMasked);
+        assert_eq!("allmasked".parse::<Scorer>().unwrap(), Scorer::AllMasked);
+        assert!(
+            matches!("bleu".parse::<Scorer>(), Err(CoreError::UnknownScorer(s)) if s == "bleu")
+        );
+        assert!(Scorer::LlMean.is_causal() && !Scorer::Pll.is_causal());
+    }
+}
