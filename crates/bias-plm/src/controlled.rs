@@ -1,8 +1,9 @@
-//! One rate's evaluation in the bias-controlled meta-evaluation of Kaneko et al. (2023, §3):
-//! a model fine-tuned on a corpus with a known share `r` of male sentences is scored on the
-//! CrowS-Pairs gender pairs (oriented so that `stereo` is the male sentence) and with the
-//! template score TBS and the he/she probe. `bias_robust::controlled_study` then rank-correlates
-//! every measure with `r` across rates.
+//! What a model contributes to one rate of the bias-controlled meta-evaluation of Kaneko et al.
+//! (2023, §3): a model fine-tuned on a corpus with a known share `r` of male sentences is scored
+//! on the CrowS-Pairs gender pairs and with the template score TBS and the he/she probe
+//! ([`score_rate`]). Orienting the pairs by gender and rank-correlating every measure with `r`
+//! across rates is the study's part (`bias_robust::controlled`), which this crate does not
+//! depend on.
 //!
 //! With a [`RateCache`], the score table is written by the resumable run of
 //! [`bias_core::run`] and the template results are saved as JSON keyed by the model's digest,
@@ -12,8 +13,6 @@ use std::path::PathBuf;
 
 use bias_core::run::{run_scoring, score_to_table, RunSummary};
 use bias_core::{BiasType, CoreError, ScoreTable, SentencePair};
-use bias_data::corpus::GenderWords;
-use bias_robust::controlled::{orient_by_gender_words, Probe, RateEvaluation};
 use serde::{Deserialize, Serialize};
 
 use crate::template::{gender_probe, template_based_score, ProbeOptions, TbsOptions};
@@ -24,8 +23,6 @@ use crate::{EngineStats, MaskedLm, PlmError, ScorerKind, ScoringOptions};
 pub struct RateInputs<'a> {
     /// The pairs to score (the CrowS-Pairs gender pairs, [`gender_pairs`]).
     pub pairs: &'a [SentencePair],
-    /// The words that orient a pair (its male and female sentence).
-    pub orientation: &'a GenderWords,
     /// The occupations that fill TBS's templates and the probe's.
     pub targets: &'a [String],
     /// The pair scorers.
@@ -43,17 +40,13 @@ pub struct RateCache {
     pub templates: PathBuf,
 }
 
-/// One rate's evaluation and what a summary shows of it.
+/// One rate's raw results ([`score_rate`]).
 #[derive(Debug, Clone)]
-pub struct RateResult {
-    /// The study's input for this rate.
-    pub evaluation: RateEvaluation,
-    /// Mean TBS over the occupations (positive = male preference).
-    pub tbs_mean: f64,
-    /// Distinct gender pairs with a male/female word contrast (the others cannot be oriented).
-    pub oriented_pairs: usize,
-    /// Score-table rows left out for want of such a contrast.
-    pub left_out_rows: usize,
+pub struct RateScores {
+    /// The score table of the pairs (not yet oriented by gender).
+    pub table: ScoreTable,
+    /// TBS per occupation and the he/she probe.
+    pub templates: TemplateResults,
     /// How the resumable scoring run went (with a [`RateCache`]).
     pub run: Option<RunSummary>,
     /// Work done by the scorers in this call.
@@ -90,9 +83,8 @@ pub fn gender_pairs(pairs: Vec<SentencePair>) -> Result<Vec<SentencePair>, PlmEr
     Ok(gender)
 }
 
-/// Evaluates the model `lm`, fine-tuned at rate `rate`: scores `inputs.pairs`, orients them by
-/// gender, and measures TBS and the probe (kaneko2023 §3.3–3.4). The model's name goes to the
-/// study's report.
+/// Scores the model `lm` (fine-tuned at one rate of bias) on `inputs.pairs` and measures TBS and
+/// the probe (kaneko2023 §3.3–3.4).
 ///
 /// With `cache`, the score table is written resumably (`on_chunk(done, total)` after every
 /// chunk) and the template results are reused when they were saved for the same model and
@@ -101,41 +93,17 @@ pub fn gender_pairs(pairs: Vec<SentencePair>) -> Result<Vec<SentencePair>, PlmEr
 /// # Errors
 /// Those of the scorers, of TBS and the probe ([`template_based_score`], [`gender_probe`]), and
 /// of reading or writing the cache.
-pub fn evaluate_rate(
+pub fn score_rate(
     lm: &MaskedLm,
-    rate: f64,
     inputs: &RateInputs<'_>,
     cache: Option<&RateCache>,
     on_chunk: &mut dyn FnMut(usize, usize),
-) -> Result<RateResult, PlmError> {
+) -> Result<RateScores, PlmError> {
     let (table, run, stats) = score(lm, inputs, cache, on_chunk)?;
-    let (pairs, left_out) = orient_by_gender_words(&table, inputs.orientation);
-    let oriented_pairs = pairs
-        .rows()
-        .iter()
-        .map(|r| &r.pair_id)
-        .collect::<std::collections::BTreeSet<_>>()
-        .len();
     let templates = templates(lm, inputs.targets, cache)?;
-    let tbs_mean = if templates.tbs.is_empty() {
-        0.0
-    } else {
-        templates.tbs.iter().sum::<f64>() / templates.tbs.len() as f64
-    };
-    Ok(RateResult {
-        evaluation: RateEvaluation {
-            rate,
-            model: lm.name().to_owned(),
-            pairs,
-            templates: templates.tbs,
-            probe: Some(Probe {
-                he: templates.he,
-                she: templates.she,
-            }),
-        },
-        tbs_mean,
-        oriented_pairs,
-        left_out_rows: left_out.len(),
+    Ok(RateScores {
+        table,
+        templates,
         run,
         stats,
     })

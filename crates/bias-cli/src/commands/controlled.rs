@@ -14,9 +14,12 @@ use std::path::{Path, PathBuf};
 use bias_core::MaskedLmTrainer;
 use bias_data::corpus::{self, GenderWords, MiningOptions, RateSampling, RateSet};
 use bias_data::occupations;
-use bias_plm::controlled::{evaluate_rate, gender_pairs, RateCache, RateInputs};
+use bias_plm::controlled::{gender_pairs, score_rate, RateCache, RateInputs};
 use bias_plm::ScoringOptions;
-use bias_robust::controlled::{controlled_study, ControlledOptions, ControlledReport};
+use bias_robust::controlled::{
+    controlled_study, orient_by_gender_words, ControlledOptions, ControlledReport, Probe,
+    RateEvaluation,
+};
 use bias_robust::figures;
 use clap::Args;
 
@@ -147,7 +150,6 @@ pub fn run(args: &ControlledArgs, out: &mut impl Write) -> Result<(), CliError> 
     };
     let inputs = RateInputs {
         pairs: &pairs,
-        orientation: &orientation,
         targets: &targets,
         kinds: &kinds(&args.scorers, &[])?,
         options: ScoringOptions::default(),
@@ -164,19 +166,29 @@ pub fn run(args: &ControlledArgs, out: &mut impl Write) -> Result<(), CliError> 
             scores: args.out.join("scores").join(format!("{name}.csv")),
             templates: args.out.join("templates").join(format!("{name}.json")),
         };
-        let result = evaluate_rate(&lm, set.rate, &inputs, Some(&cache), &mut |_, _| {})?;
-        if let Some(run) = &result.run {
-            crate::commands::score::report(run, result.stats, &cache.scores);
+        let scores = score_rate(&lm, &inputs, Some(&cache), &mut |_, _| {})?;
+        if let Some(run) = &scores.run {
+            crate::commands::score::report(run, scores.stats, &cache.scores);
         }
+        let (oriented, left_out) = orient_by_gender_words(&scores.table, &orientation);
         if evals.is_empty() {
             eprintln!(
                 "male-oriented gender pairs: {} rows kept, {} rows left out (no male/female \
                  word contrast among the differing words)",
-                result.evaluation.pairs.len(),
-                result.left_out_rows
+                oriented.len(),
+                left_out.len()
             );
         }
-        evals.push(result.evaluation);
+        evals.push(RateEvaluation {
+            rate: set.rate,
+            model: lm.name().to_owned(),
+            pairs: oriented,
+            templates: scores.templates.tbs,
+            probe: Some(Probe {
+                he: scores.templates.he,
+                she: scores.templates.she,
+            }),
+        });
     }
     let study = ControlledOptions {
         pair_measures: args.measures.clone(),
