@@ -1271,29 +1271,25 @@ fn figure2(
 /// One score's test–retest result of one model at one share: the deviations or why none.
 type ShareResult = Result<crate::ShareDeviation, String>;
 
-/// Figure 3 on substitute data: the test–retest study (§4.1.3) of SAME, WEAT and DirectBias on
-/// the neutral CrowS-Pairs gender targets of every model that embeds them, the deviations pooled
-/// over the models as the authors' `robustness.py` pools them (mean and population sd per share,
-/// over every model's subsets), each share's failures counted.
-fn figure3(
+/// Per score (SAME, WEAT, DirectBias), per model: the model's name and one result per share.
+type PerScore = [Vec<(String, Vec<ShareResult>)>; 3];
+
+/// Figure 3's lines: the CSV rows, the mean and ± 1 sd series, and the failures per share.
+type Pooled = (Vec<Vec<String>>, Vec<PointSeries>, Vec<String>);
+
+/// The test–retest study of every model that embeds the gender targets of type `t`, one share
+/// at a time (a share where every subset fails is reported, not fatal). Returns the results and
+/// the number of targets of each model.
+fn retest_models(
     study: &mut Study<'_>,
     results: &[Vec<Option<TypeScores>>],
     sets: &[DefiningSets],
+    t: usize,
     options: &SchroederOptions,
-    out: &mut Reproduction,
-    models_note: &str,
-) -> Result<(), RobustError> {
-    let title = "Deviation of bias scores on random subsets of the targets (data: figure-3.csv)";
-    let Some(t) = sets.iter().position(|s| s.bias_type == BiasType::Gender) else {
-        out.out_of_reach("figure-3", title, "the defining sets have no gender type");
-        return Ok(());
-    };
-    let retest = RetestOptions {
-        skip_failures: true,
-        ..options.retest.clone()
-    };
+    retest: &RetestOptions,
+) -> Result<(PerScore, Vec<usize>), RobustError> {
     // per[score][model] = one result per share.
-    let mut per: [Vec<(String, Vec<ShareResult>)>; 3] = Default::default();
+    let mut per: PerScore = Default::default();
     let mut n_targets = Vec::new();
     for (i, per_type) in results.iter().enumerate() {
         let Some(r) = &per_type[t] else { continue };
@@ -1341,14 +1337,12 @@ fn figure3(
             per_score.push((name.clone(), shares));
         }
     }
-    if n_targets.is_empty() {
-        out.out_of_reach(
-            "figure-3",
-            title,
-            "no model embeds the kept CrowS-Pairs gender targets (BIOS itself is out of reach)",
-        );
-        return Ok(());
-    }
+    Ok((per, n_targets))
+}
+
+/// Pools every model's deviations per score and share as the authors' `robustness.py` does
+/// (mean and population sd over all models' subsets), counting the failed subsets.
+fn pool_models(per: &PerScore, retest: &RetestOptions, n_targets: &[usize]) -> Pooled {
     let mut rows = Vec::new();
     let mut series = Vec::new();
     let mut failures = Vec::new();
@@ -1430,6 +1424,40 @@ fn figure3(
             });
         }
     }
+    (rows, series, failures)
+}
+
+/// Figure 3 on substitute data: the test–retest study (§4.1.3) of SAME, WEAT and DirectBias on
+/// the neutral CrowS-Pairs gender targets of every model that embeds them, the deviations pooled
+/// over the models as the authors' `robustness.py` pools them (mean and population sd per share,
+/// over every model's subsets), each share's failures counted.
+fn figure3(
+    study: &mut Study<'_>,
+    results: &[Vec<Option<TypeScores>>],
+    sets: &[DefiningSets],
+    options: &SchroederOptions,
+    out: &mut Reproduction,
+    models_note: &str,
+) -> Result<(), RobustError> {
+    let title = "Deviation of bias scores on random subsets of the targets (data: figure-3.csv)";
+    let Some(t) = sets.iter().position(|s| s.bias_type == BiasType::Gender) else {
+        out.out_of_reach("figure-3", title, "the defining sets have no gender type");
+        return Ok(());
+    };
+    let retest = RetestOptions {
+        skip_failures: true,
+        ..options.retest.clone()
+    };
+    let (per, n_targets) = retest_models(study, results, sets, t, options, &retest)?;
+    if n_targets.is_empty() {
+        out.out_of_reach(
+            "figure-3",
+            title,
+            "no model embeds the kept CrowS-Pairs gender targets (BIOS itself is out of reach)",
+        );
+        return Ok(());
+    }
+    let (rows, series, failures) = pool_models(&per, &retest, &n_targets);
     write_csv(
         &out.dir().join("figure-3.csv"),
         &[
