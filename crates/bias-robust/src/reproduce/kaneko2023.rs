@@ -1139,6 +1139,21 @@ fn common_notes(
         families.first().map_or(0, |f| f.flipped_pairs),
     ));
     notes.push(sign_note(families, options, &seeds));
+    notes.extend(choice_notes(corpora, options, families, targets, &seeds));
+    notes.extend(data_notes(corpora, mined, options, &seeds));
+    notes
+}
+
+/// The notes on what the paper leaves open and this reproduction chose: CPS's conditioning,
+/// SSS on CrowS-Pairs, TBS's occupations, what BUG measured, PubMed for BookCorpus.
+fn choice_notes(
+    corpora: &[CorpusSpec],
+    options: &Kaneko2023Options,
+    families: &[Family],
+    targets: &[String],
+    seeds: &[u64],
+) -> Vec<String> {
+    let mut notes = Vec::new();
     notes.push(
         "CPS (Nangia et al. 2020) masks the unmodified tokens and reads them with the gender word \
          visible: it conditions on the gender word, so a model that only predicts one gender's \
@@ -1201,6 +1216,18 @@ fn common_notes(
                 .to_owned(),
         );
     }
+    notes
+}
+
+/// The notes on the data and the training: each corpus's sentences, the fine-tuning settings
+/// and every reduction from the paper's.
+fn data_notes(
+    corpora: &[CorpusSpec],
+    mined: &[(u64, Vec<Mined>)],
+    options: &Kaneko2023Options,
+    seeds: &[u64],
+) -> Vec<String> {
+    let mut notes = Vec::new();
     let first = mined.first().map(|(_, m)| m.as_slice()).unwrap_or(&[]);
     for (c, m) in corpora.iter().zip(first) {
         notes.push(format!(
