@@ -497,11 +497,8 @@ struct Base {
     ha: BTreeMap<String, Result<f64, String>>,
 }
 
-fn run(
-    study: &mut Study<'_>,
-    out: &mut Reproduction,
-    options: &Kaneko2023Options,
-) -> Result<(), RobustError> {
+/// Refuses settings the experiment cannot run with: fewer than 3 rates, no sentences, no seed.
+fn check_options(options: &Kaneko2023Options) -> Result<(), RobustError> {
     if options.rates.len() < 3 {
         return Err(RobustError::invalid(
             "kaneko2023 rates",
@@ -523,6 +520,15 @@ fn run(
             "at least 1 repeat of the experiment",
         ));
     }
+    Ok(())
+}
+
+fn run(
+    study: &mut Study<'_>,
+    out: &mut Reproduction,
+    options: &Kaneko2023Options,
+) -> Result<(), RobustError> {
+    check_options(options)?;
     let corpora = if options.corpora.is_empty() {
         CorpusSpec::bug_defaults(study.data_dir())
     } else {
@@ -883,6 +889,44 @@ struct FamilyRequest<'a> {
     models_dir: &'a Path,
 }
 
+/// On the first rate: how many distinct pairs were oriented by gender, and in how many of them
+/// the male sentence is the anti-stereotypical one (orientation swapped the pair).
+fn orientation_counts(rates: &[RateResult], oriented: &[ScoreTable]) -> (usize, usize) {
+    // Pairs whose male sentence is the anti-stereotypical one: orientation swaps them.
+    let flipped_pairs = rates
+        .first()
+        .zip(oriented.first())
+        .map(|(r, o)| {
+            let original: BTreeMap<(&str, &str), &str> = r
+                .scores
+                .rows()
+                .iter()
+                .map(|x| ((x.pair_id.as_str(), x.scorer.as_str()), x.stereo.as_str()))
+                .collect();
+            o.rows()
+                .iter()
+                .filter(|x| {
+                    original.get(&(x.pair_id.as_str(), x.scorer.as_str()))
+                        != Some(&x.stereo.as_str())
+                })
+                .map(|x| x.pair_id.as_str())
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        })
+        .unwrap_or(0);
+    let oriented_pairs = oriented
+        .first()
+        .map(|t| {
+            t.rows()
+                .iter()
+                .map(|r| r.pair_id.as_str())
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        })
+        .unwrap_or(0);
+    (oriented_pairs, flipped_pairs)
+}
+
 /// Fine-tunes, scores and studies one (model, corpus, seed) family; `None` if the model cannot
 /// be fine-tuned.
 fn family(
@@ -966,38 +1010,7 @@ fn family(
         .iter()
         .map(|r| orient_by_gender_words(&r.scores, &orientation).0)
         .collect();
-    // Pairs whose male sentence is the anti-stereotypical one: orientation swaps them.
-    let flipped_pairs = rates
-        .first()
-        .zip(oriented.first())
-        .map(|(r, o)| {
-            let original: BTreeMap<(&str, &str), &str> = r
-                .scores
-                .rows()
-                .iter()
-                .map(|x| ((x.pair_id.as_str(), x.scorer.as_str()), x.stereo.as_str()))
-                .collect();
-            o.rows()
-                .iter()
-                .filter(|x| {
-                    original.get(&(x.pair_id.as_str(), x.scorer.as_str()))
-                        != Some(&x.stereo.as_str())
-                })
-                .map(|x| x.pair_id.as_str())
-                .collect::<std::collections::BTreeSet<_>>()
-                .len()
-        })
-        .unwrap_or(0);
-    let oriented_pairs = oriented
-        .first()
-        .map(|t| {
-            t.rows()
-                .iter()
-                .map(|r| r.pair_id.as_str())
-                .collect::<std::collections::BTreeSet<_>>()
-                .len()
-        })
-        .unwrap_or(0);
+    let (oriented_pairs, flipped_pairs) = orientation_counts(&rates, &oriented);
     let evals = |score: PairReading| -> Vec<RateEvaluation> {
         rates
             .iter()
