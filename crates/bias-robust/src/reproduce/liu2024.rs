@@ -199,7 +199,81 @@ pub fn reproduce_liu2024(
     let kls = Kls::new(dist);
     let jss = Jss::new(options.jss, dist);
 
-    // Per model (with AUL scores) and data set, the measures of Tables 2–3.
+    let m = measure_models(study, &names, &indicator, &kls, &jss)?;
+    let models = &m.models;
+    out.out_of_reach(
+        "figure-1",
+        "Processes for evaluating social biases in MLMs",
+        "a schematic drawing of the indicator pipeline (Eq. 2), not computed from data",
+    );
+
+    write_table_1(&m, out)?;
+    // Figure 2: densities of the AUL scores on CrowS-Pairs, one figure per model.
+    for (model, ms) in models.iter().zip(&m.measures) {
+        let id = format!("figure-2-{}", file_part(model));
+        figures::score_densities(
+            &ms[1].aul_table,
+            &format!("{model}: AUL scores on CrowS-Pairs"),
+            out.figure_stem(&id),
+        )?;
+        out.figure(
+            &id,
+            &format!("Kernel density and Gaussian of AUL scores on CrowS-Pairs ({model})"),
+            Status::Reproduced,
+        );
+    }
+    out.out_of_reach(
+        "figure-3",
+        "A simple example from the distribution of PLL scores to KLS and JSS",
+        "a schematic drawing with unstated example numbers, not computed from data",
+    );
+
+    write_table_2(&m, study.conventions_note(), out)?;
+    write_table_3(&m, out)?;
+    // Figure 4: correlation between the measures over the models.
+    figure_4(out, models, &m.measures, options.mi_neighbors)?;
+
+    write_table_4(&m, out)?;
+    pll_example(out, &indicator, &kls, &jss)?;
+
+    write_figure_5(&m, options, &indicator, &kls, &jss, out)
+}
+
+/// The models with AUL, CPS and SSS scores and their measures per data set (Tables 2–3), with
+/// the notes every table repeats.
+struct Measured {
+    /// The models measured, in order.
+    models: Vec<String>,
+    /// Per model: StereoSet, then CrowS-Pairs.
+    measures: Vec<[SetMeasures; 2]>,
+    /// Per model: its CrowS-Pairs score table (every scorer).
+    cp_tables: Vec<ScoreTable>,
+    /// Per data set: the most single-pair bias types a model's KLS/JSS left out.
+    skipped_small: [usize; 2],
+    /// Per model: its StereoSet pairs with several modified tokens.
+    sss_multi: Vec<String>,
+    /// Notes for every table: the models left out, the study's restriction.
+    common: Vec<String>,
+}
+
+impl Measured {
+    /// Adds the notes every table carries.
+    fn note(&self, t: &mut Table) {
+        for n in &self.common {
+            t.note(n.clone());
+        }
+    }
+}
+
+/// Measures every model with AUL, CPS and SSS scores on both data sets; the others are left
+/// out with a note. An error when none is left.
+fn measure_models(
+    study: &mut Study<'_>,
+    names: &[String],
+    indicator: &Indicator,
+    kls: &Kls,
+    jss: &Jss,
+) -> Result<Measured, RobustError> {
     let mut models: Vec<String> = Vec::new();
     let mut excluded: Vec<String> = Vec::new();
     let mut measures: Vec<[SetMeasures; 2]> = Vec::new();
@@ -248,33 +322,35 @@ pub fn reproduce_liu2024(
             names.join(", ")
         )));
     }
-    let excluded_note = (!excluded.is_empty()).then(|| {
-        format!(
+    let mut common = Vec::new();
+    if !excluded.is_empty() {
+        common.push(format!(
             "Left out (no AUL/SSS/CPS scores: not a masked LM): {}.",
             excluded.join(", ")
-        )
-    });
-    let note_common = |t: &mut Table| {
-        if let Some(n) = &excluded_note {
-            t.note(n.clone());
-        }
-        if let Some(n) = study_note(study) {
-            t.note(n);
-        }
-    };
+        ));
+    }
+    if let Some(n) = study_note(study) {
+        common.push(n);
+    }
+    Ok(Measured {
+        models,
+        measures,
+        cp_tables,
+        skipped_small,
+        sss_multi,
+        common,
+    })
+}
 
-    out.out_of_reach(
-        "figure-1",
-        "Processes for evaluating social biases in MLMs",
-        "a schematic drawing of the indicator pipeline (Eq. 2), not computed from data",
-    );
-
+/// Table 1: Shapiro–Wilk on the AUL scores per model and data set, beside the paper's rows.
+fn write_table_1(m: &Measured, out: &mut Reproduction) -> Result<(), RobustError> {
+    let (models, measures) = (&m.models, &m.measures);
     // Table 1: Shapiro–Wilk on the AUL scores per model × data set.
     let mut t1 = Table::new(&[
         "source", "data set", "model", "side", "n", "W", "p-value", "mark",
     ]);
     for spec in &SETS {
-        for (model, m) in models.iter().zip(&measures) {
+        for (model, m) in models.iter().zip(measures) {
             let sm = &m[set_index(spec.set)];
             for test in normality_by_type(&sm.aul_table)
                 .into_iter()
@@ -324,7 +400,7 @@ pub fn reproduce_liu2024(
          separately (the paper prints the stereotypical side: \"similar for anti-stereotypes\"). \
          ♭: p > 0.05; ‡: 0.01 < p ≤ 0.05 (normality not rejected at that level).",
     );
-    note_common(&mut t1);
+    m.note(&mut t1);
     out.table(
         "table-1",
         "Shapiro–Wilk test on PLL (AUL) scores per model and data set",
@@ -332,26 +408,16 @@ pub fn reproduce_liu2024(
         &t1,
     )?;
 
-    // Figure 2: densities of the AUL scores on CrowS-Pairs, one figure per model.
-    for (model, m) in models.iter().zip(&measures) {
-        let id = format!("figure-2-{}", file_part(model));
-        figures::score_densities(
-            &m[1].aul_table,
-            &format!("{model}: AUL scores on CrowS-Pairs"),
-            out.figure_stem(&id),
-        )?;
-        out.figure(
-            &id,
-            &format!("Kernel density and Gaussian of AUL scores on CrowS-Pairs ({model})"),
-            Status::Reproduced,
-        );
-    }
-    out.out_of_reach(
-        "figure-3",
-        "A simple example from the distribution of PLL scores to KLS and JSS",
-        "a schematic drawing with unstated example numbers, not computed from data",
-    );
+    Ok(())
+}
 
+/// Table 2: SSS / CPS, AUL, KLS and JSS per model and data set, with the models' ranks.
+fn write_table_2(
+    m: &Measured,
+    conventions: Option<String>,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
+    let (models, measures) = (&m.models, &m.measures);
     // Table 2: the measures per model, and the models ranked per measure.
     let mut t2 = Table::new(&[
         "source",
@@ -379,7 +445,7 @@ pub fn reproduce_liu2024(
                 )
             })
             .collect();
-        for (j, (model, m)) in models.iter().zip(&measures).enumerate() {
+        for (j, (model, m)) in models.iter().zip(measures).enumerate() {
             let mut row: Vec<Cell> = vec![
                 THIS_RUN.into(),
                 format!("{} ({})", spec.short, spec.prior_label).into(),
@@ -421,22 +487,22 @@ pub fn reproduce_liu2024(
          own token: `--sss diagonal`); the two agree on every pair whose modified span is a \
          single token and differ on the others. CPS is unrounded, as in evaluation.py.",
     );
-    if let Some(n) = study.conventions_note() {
+    if let Some(n) = conventions {
         t2.note(n);
     }
     t2.note(format!(
         "StereoSet pairs with more than one modified token on a side (where the two SSS forms \
          differ), per model: {}.",
-        sss_multi.join(", ")
+        m.sss_multi.join(", ")
     ));
-    if skipped_small.iter().any(|&n| n > 0) {
+    if m.skipped_small.iter().any(|&n| n > 0) {
         t2.note(format!(
             "KLS/JSS leave out bias types with a single pair (SS: {} pairs, CP: {} pairs at most \
              per model; only with --max-pairs).",
-            skipped_small[0], skipped_small[1]
+            m.skipped_small[0], m.skipped_small[1]
         ));
     }
-    note_common(&mut t2);
+    m.note(&mut t2);
     out.table(
         "table-2",
         "SSS / CPS, AUL, KLS and JSS on StereoSet and CrowS-Pairs, the models ranked per measure",
@@ -444,9 +510,15 @@ pub fn reproduce_liu2024(
         &t2,
     )?;
 
+    Ok(())
+}
+
+/// Table 3: KLS and JSS per bias type, beside the paper's.
+fn write_table_3(m: &Measured, out: &mut Reproduction) -> Result<(), RobustError> {
+    let (models, measures) = (&m.models, &m.measures);
     // Table 3: KLS / JSS per bias type.
     let mut cols: Vec<String> = vec!["data set".into(), "bias type".into(), "n".into()];
-    for model in &models {
+    for model in models {
         cols.push(format!("{model} KLS"));
         cols.push(format!("{model} JSS"));
     }
@@ -461,7 +533,7 @@ pub fn reproduce_liu2024(
         let k = set_index(spec.set);
         // Every bias type any model has a KLS for, in `BiasType` order.
         let mut types: BTreeMap<bias_core::BiasType, usize> = BTreeMap::new();
-        for m in &measures {
+        for m in measures {
             for (ty, v) in &m[k].kls.by_type {
                 types.entry(ty.clone()).or_insert(v.n);
             }
@@ -469,7 +541,7 @@ pub fn reproduce_liu2024(
         for (ty, n) in &types {
             let mut row: Vec<Cell> = vec![spec.short.into(), ty.to_string().into(), (*n).into()];
             let mut devs = Vec::new();
-            for m in &measures {
+            for m in measures {
                 let kv = m[k].kls.by_type.get(ty).map(|v| v.value);
                 let jv = m[k].jss.by_type.get(ty).map(|v| v.value);
                 row.push(kv.map_or(Cell::Missing, |v| Cell::num(v, 2)));
@@ -524,7 +596,7 @@ pub fn reproduce_liu2024(
          (bert-base-cased), RoBERTa (roberta-large), ALBERT (albert-large-v2) on the same bias \
          type (its CrowS-Pairs \"race\" is race-color), to the paper's 2 decimals.",
     );
-    note_common(&mut t3);
+    m.note(&mut t3);
     out.table(
         "table-3",
         "KLS / JSS per bias type on StereoSet and CrowS-Pairs",
@@ -532,9 +604,12 @@ pub fn reproduce_liu2024(
         &t3,
     )?;
 
-    // Figure 4: correlation between the measures over the models.
-    figure_4(out, &models, &measures, options.mi_neighbors)?;
+    Ok(())
+}
 
+/// Table 4: the stereotype and anti-stereotype sample groups on CrowS-Pairs (AUL).
+fn write_table_4(m: &Measured, out: &mut Reproduction) -> Result<(), RobustError> {
+    let (models, measures) = (&m.models, &m.measures);
     // Table 4: score groups on CrowS-Pairs (AUL).
     let mut t4 = Table::new(&[
         "source",
@@ -549,7 +624,7 @@ pub fn reproduce_liu2024(
         "|Δat|",
         "|Δst| − |Δat|",
     ]);
-    for (model, m) in models.iter().zip(&measures) {
+    for (model, m) in models.iter().zip(measures) {
         let g = score_group_analysis(&m[1].aul_table)
             .map_err(|e| measure_err(model, DataSet::CrowsPairs, e))?;
         let mut row: Vec<Cell> = vec![THIS_RUN.into(), model.as_str().into()];
@@ -588,7 +663,7 @@ pub fn reproduce_liu2024(
          2); anti-stereotype sample group: the others. |Δ| is the absolute difference of the \
          group's mean stereotypical and mean anti-stereotypical score.",
     );
-    note_common(&mut t4);
+    m.note(&mut t4);
     out.table(
         "table-4",
         "Stereotype vs anti-stereotype sample groups on CrowS-Pairs (AUL)",
@@ -596,21 +671,32 @@ pub fn reproduce_liu2024(
         &t4,
     )?;
 
-    pll_example(out, &indicator, &kls, &jss)?;
+    Ok(())
+}
 
+/// Figure 5 and Table 5: the sub-sampling study on CrowS-Pairs.
+fn write_figure_5(
+    m: &Measured,
+    options: &Liu2024Options,
+    indicator: &Indicator,
+    kls: &Kls,
+    jss: &Jss,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
+    let (models, measures) = (&m.models, &m.measures);
     // Figure 5 and Table 5: the sub-sampling study on CrowS-Pairs.
     let cps_tables: Vec<(String, ScoreTable)> = models
         .iter()
-        .zip(&cp_tables)
+        .zip(&m.cp_tables)
         .map(|(m, t)| (m.clone(), t.for_scorer(Scorer::Cps.name())))
         .collect();
     let aul_tables: Vec<(String, ScoreTable)> = models
         .iter()
-        .zip(&measures)
+        .zip(measures)
         .map(|(m, s)| (m.clone(), s[1].aul_table.clone()))
         .collect();
-    let cps_study = crate::subsample_study(&cps_tables, &[&indicator], &options.robustness)?;
-    let aul_measures: [SyncMeasure<'_>; 3] = [&indicator, &kls, &jss];
+    let cps_study = crate::subsample_study(&cps_tables, &[indicator], &options.robustness)?;
+    let aul_measures: [SyncMeasure<'_>; 3] = [indicator, kls, jss];
     let aul_study = crate::subsample_study(&aul_tables, &aul_measures, &options.robustness)?;
     let panels: [(&str, &RobustnessReport, &str); 4] = [
         ("CPS", &cps_study, "indicator"),
@@ -658,7 +744,7 @@ pub fn reproduce_liu2024(
     if models.len() < 2 {
         f5.note("With a single model every order is kept: give two or more models.");
     }
-    note_common(&mut f5);
+    m.note(&mut f5);
     out.table(
         "figure-5",
         "Order of the models per measure and sampling rate on CrowS-Pairs (the data of figures 5-*)",
@@ -666,7 +752,7 @@ pub fn reproduce_liu2024(
         &f5,
     )?;
 
-    let mut t5 = table_5(&models, &aul_study);
+    let mut t5 = table_5(models, &aul_study);
     t5.note(format!(
         "|Δst| − |Δat| (Table 4) on CrowS-Pairs sub-samples (AUL). Rows \"this run\", per model \
          and rate, two views of {repeats} seeded draws: averaged (\"|Δst| − |Δat|\" is the mean \
@@ -681,7 +767,7 @@ pub fn reproduce_liu2024(
          sign of \"Δsp\". Its number of draws is unstated (the authors' script draws once per \
          rate).",
     );
-    note_common(&mut t5);
+    m.note(&mut t5);
     out.table(
         "table-5",
         "|Δst| − |Δat| per sampling rate on CrowS-Pairs and its shift Δsp",
