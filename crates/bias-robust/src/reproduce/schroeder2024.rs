@@ -261,6 +261,10 @@ pub struct TypeScores {
     pub cps_bias: f64,
     /// Per kept pair.
     pub samples: Vec<SampleScores>,
+    /// The targets' embeddings, one row per sample (Figure 3 reuses them: no second pass).
+    pub target_embeddings: Array2<f64>,
+    /// The defining terms' embeddings, one matrix per group (the file's order).
+    pub group_embeddings: Vec<Array2<f64>>,
 }
 
 /// The cosine scores of Table 3 and Figures 1–2.
@@ -497,6 +501,8 @@ pub fn type_scores(
         direct_bias: db,
         cps_bias: 100.0 * positive as f64 / samples.len() as f64,
         samples,
+        target_embeddings: targets,
+        group_embeddings: groups,
     }))
 }
 
@@ -765,7 +771,7 @@ pub fn reproduce_with(
         out,
     )?;
     figure2(&results, &sets, &settings, &models_note, out)?;
-    figure3(study, &results, &sets, options, out, &models_note)?;
+    figure3(&names, &results, &sets, options, out, &models_note)?;
     out.out_of_reach(
         "analysis-5.3",
         "Bias scores on job titles against 50 % of the bios",
@@ -1281,9 +1287,8 @@ type Pooled = (Vec<Vec<String>>, Vec<PointSeries>, Vec<String>);
 /// at a time (a share where every subset fails is reported, not fatal). Returns the results and
 /// the number of targets of each model.
 fn retest_models(
-    study: &mut Study<'_>,
+    names: &[String],
     results: &[Vec<Option<TypeScores>>],
-    sets: &[DefiningSets],
     t: usize,
     options: &SchroederOptions,
     retest: &RetestOptions,
@@ -1293,18 +1298,11 @@ fn retest_models(
     let mut n_targets = Vec::new();
     for (i, per_type) in results.iter().enumerate() {
         let Some(r) = &per_type[t] else { continue };
-        let model = study.model_mut(i);
-        let name = model.name().to_owned();
-        let texts: Vec<String> = r.samples.iter().map(|s| s.text.clone()).collect();
-        let Some(targets) = embed_f64(model, &texts)? else {
-            continue;
-        };
-        let Some(groups) = embed_groups(model, &sets[t])? else {
-            continue;
-        };
-        n_targets.push(texts.len());
-        let subspace = subspace_of(&groups, &[0, 1], 1, options.subspace, "gender")?;
-        let class: Vec<usize> = (0..texts.len()).collect();
+        let name = names[i].clone();
+        let (targets, groups) = (&r.target_embeddings, &r.group_embeddings);
+        n_targets.push(r.samples.len());
+        let subspace = subspace_of(groups, &[0, 1], 1, options.subspace, "gender")?;
+        let class: Vec<usize> = (0..r.samples.len()).collect();
         let group: Vec<usize> = r.samples.iter().map(|s| s.target_group).collect();
         let labels = TargetLabels::new(&class, &group)?;
         for (k, per_score) in per.iter_mut().enumerate() {
@@ -1432,7 +1430,7 @@ fn pool_models(per: &PerScore, retest: &RetestOptions, n_targets: &[usize]) -> P
 /// over the models as the authors' `robustness.py` pools them (mean and population sd per share,
 /// over every model's subsets), each share's failures counted.
 fn figure3(
-    study: &mut Study<'_>,
+    names: &[String],
     results: &[Vec<Option<TypeScores>>],
     sets: &[DefiningSets],
     options: &SchroederOptions,
@@ -1448,7 +1446,7 @@ fn figure3(
         skip_failures: true,
         ..options.retest.clone()
     };
-    let (per, n_targets) = retest_models(study, results, sets, t, options, &retest)?;
+    let (per, n_targets) = retest_models(names, results, t, options, &retest)?;
     if n_targets.is_empty() {
         out.out_of_reach(
             "figure-3",
@@ -1864,6 +1862,8 @@ mod tests {
                 .zip(&ys)
                 .map(|(&x, &y)| sample(x, y, Some(-y * x.abs())))
                 .collect(),
+            target_embeddings: Array2::zeros((8, 2)),
+            group_embeddings: Vec::new(),
         };
         let (_, signed, _) = figure1_r(&t, "SAME", Figure1Reading::Signed).unwrap();
         assert_abs_diff_eq!(signed, 1.0, epsilon = 1e-12);
