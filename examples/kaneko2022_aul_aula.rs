@@ -40,7 +40,6 @@ use std::error::Error;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use bias_core::StudyModel;
 use bias_metrics::PairsInN;
 use bias_plm::{DeviceSpec, LanguageModel, ScoringOptions, StudiedLm};
 use bias_robust::reproduce::{reproduce_kaneko2022, Kaneko2022Options, Paper, Reproduction, Study};
@@ -97,14 +96,14 @@ fn main() -> Result<(), Box<dyn Error>> {
         model_dirs.push(default_model());
     }
     let started = Instant::now();
-    let mut models: Vec<Box<dyn StudyModel>> = Vec::new();
+    let mut models = Vec::new();
     for dir in model_dirs {
         let lm = LanguageModel::open(resolve(dir), DeviceSpec::Auto, tch::Kind::Float)?;
         // The scorer conventions of the authors' evaluate.py (matrix SSS, CPS rounded), as
         // `bias reproduce kaneko2022` uses by default.
         let options =
             ScoringOptions::default().with_conventions(Paper::Kaneko2022.scoring_conventions());
-        models.push(Box::new(StudiedLm::new(lm).with_options(options)));
+        models.push(StudiedLm::new(lm).with_options(options));
     }
     let scores = out_dir.join("scores");
     let mut study = Study::new(models, resolve(data_dir), &scores)?.with_max_pairs(max_pairs);

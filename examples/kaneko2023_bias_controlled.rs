@@ -34,8 +34,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use bias_core::{StudyModel, TrainingOptions};
-use bias_plm::{DeviceSpec, LanguageModel, StudiedLm};
+use bias_core::TrainingOptions;
+use bias_plm::{DeviceSpec, MaskedLm, StudiedMlm};
 use bias_robust::reproduce::{
     reproduce_kaneko2023, Kaneko2023Options, PairReading, Paper, Reproduction, Study,
 };
@@ -109,10 +109,10 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
     let out_dir = resolve(out_dir);
     let started = Instant::now();
-    let mut models: Vec<Box<dyn StudyModel>> = Vec::new();
+    let mut models = Vec::new();
     for dir in model_dirs {
-        let lm = LanguageModel::open(resolve(dir), DeviceSpec::Auto, tch::Kind::Float)?;
-        models.push(Box::new(StudiedLm::new(lm)));
+        let lm = MaskedLm::open(resolve(dir), DeviceSpec::Auto, tch::Kind::Float)?;
+        models.push(StudiedMlm::new(lm));
     }
     let mut study =
         Study::new(models, resolve(data_dir), out_dir.join("scores"))?.with_max_pairs(max_pairs);

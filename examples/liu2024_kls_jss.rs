@@ -25,7 +25,6 @@ use std::error::Error;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use bias_core::StudyModel;
 use bias_metrics::JssVariant;
 use bias_plm::{DeviceSpec, LanguageModel, ScoringOptions, StudiedLm};
 use bias_robust::reproduce::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
@@ -74,7 +73,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     if model_dirs.is_empty() {
         model_dirs.push(default_model());
     }
-    let mut models: Vec<Box<dyn StudyModel>> = Vec::new();
+    let mut models = Vec::new();
     for dir in model_dirs {
         let lm = LanguageModel::open(resolve(dir), DeviceSpec::Auto, tch::Kind::Float)?;
         // liu2024 needs AUL (its PLL score, fitted by KLS and JSS), CPS and SSS only.
@@ -83,11 +82,11 @@ fn main() -> Result<(), Box<dyn Error>> {
         // liu2024` uses by default.
         let options =
             ScoringOptions::default().with_conventions(Paper::Liu2024.scoring_conventions());
-        models.push(Box::new(
+        models.push(
             StudiedLm::new(lm)
                 .with_scorers(scorers)
                 .with_options(options),
-        ));
+        );
     }
 
     let started = Instant::now();

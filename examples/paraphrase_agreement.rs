@@ -1,7 +1,7 @@
 //! The paraphrase-robustness study end to end ("an empirical study on log-likelihood MLM
 //! scoring … sensitive to the choice of contextual words", §2): every table and figure of the
 //! paper over the models given, through the same library function as `bias reproduce
-//! paraphrase` (`bias_robust::reproduce::reproduce(Paper::Paraphrase, …)`), then a summary.
+//! paraphrase` (`bias_robust::reproduce::reproduce_paraphrase`), then a summary.
 //!
 //! ```sh
 //! cargo run --release -p bias-plm --example paraphrase_agreement -- \
@@ -34,9 +34,10 @@ use std::error::Error;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use bias_core::StudyModel;
 use bias_plm::{DeviceSpec, LanguageModel, StudiedLm};
-use bias_robust::reproduce::{reproduce, Paper, Reproduction, Study};
+use bias_robust::reproduce::{
+    reproduce_paraphrase, Paper, Paraphrase2022Options, Reproduction, Study,
+};
 
 #[path = "common/mod.rs"]
 mod common;
@@ -73,15 +74,15 @@ fn main() -> Result<(), Box<dyn Error>> {
         model_dirs.push(default_model());
     }
     let started = Instant::now();
-    let mut models: Vec<Box<dyn StudyModel>> = Vec::new();
+    let mut models = Vec::new();
     for dir in model_dirs {
         let lm = LanguageModel::open(resolve(dir), DeviceSpec::Auto, tch::Kind::Float)?;
-        models.push(Box::new(StudiedLm::new(lm)));
+        models.push(StudiedLm::new(lm));
     }
     let scores = out_dir.join("scores");
     let mut study = Study::new(models, resolve(data_dir), &scores)?.with_max_pairs(max_pairs);
     let mut out = Reproduction::create(Paper::Paraphrase, &out_dir)?;
-    let result = reproduce(Paper::Paraphrase, &mut study, &mut out);
+    let result = reproduce_paraphrase(&mut study, &mut out, &Paraphrase2022Options::default());
     let artifacts = out.finish()?;
     result?;
     println!(

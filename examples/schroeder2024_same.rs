@@ -21,9 +21,8 @@
 use std::error::Error;
 use std::path::PathBuf;
 
-use bias_core::StudyModel;
 use bias_embed::protocol::{CrowsFilter, Masking, TargetSplit};
-use bias_plm::{DeviceSpec, LanguageModel, StudiedLm};
+use bias_plm::{DeviceSpec, MaskedLm, StudiedMlm};
 use bias_robust::reproduce::{
     reproduce_schroeder2024_with, Paper, Reproduction, SchroederOptions, Study,
 };
@@ -84,13 +83,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     if model_dirs.is_empty() {
         model_dirs.push(default_model());
     }
-    let mut models: Vec<Box<dyn StudyModel>> = Vec::new();
+    let mut models = Vec::new();
     for dir in model_dirs {
-        let lm = LanguageModel::open(resolve(dir), DeviceSpec::Auto, tch::Kind::Float)?;
+        let lm = MaskedLm::open(resolve(dir), DeviceSpec::Auto, tch::Kind::Float)?;
         // The MLM experiment compares with CPS only (Schröder et al. 2024 Eq. 10).
-        models.push(Box::new(
-            StudiedLm::new(lm).with_scorers(vec!["cps".into()]),
-        ));
+        models.push(StudiedMlm::new(lm).with_scorers(vec!["cps".into()]));
     }
     let mut study =
         Study::new(models, resolve(data_dir), out_dir.join("scores"))?.with_max_pairs(max_pairs);

@@ -1,6 +1,6 @@
 //! Token-prediction accuracy of Kaneko & Bollegala (2022, §4.2, Tables 1 and 4) against
 //! `transformers` (scripts/fixtures/kaneko2022_tokens.py → fixtures/kaneko2022/tokens.json) on
-//! the fixture BERT and RoBERTa: per-token arg-max outcomes of `StudiedLm`, and the accuracies and
+//! the fixture BERT and RoBERTa: per-token arg-max outcomes of `StudiedMlm`, and the accuracies and
 //! McNemar tests of `bias_robust::reproduce::scorer_accuracy` / `unrelated_accuracy` under every
 //! option. The fixture keeps only pairs with no near-tied arg-max (top-2 log-probabilities 1e-4
 //! apart or more), so the boolean outcomes are compared exactly.
@@ -8,8 +8,8 @@
 use approx::abs_diff_eq;
 use std::path::{Path, PathBuf};
 
-use bias_core::{SentencePair, StudyModel, TokenQuery};
-use bias_plm::{DeviceSpec, LanguageModel, StudiedLm};
+use bias_core::{SentencePair, TokenPredictor, TokenQuery};
+use bias_plm::{DeviceSpec, MaskedLm, StudiedMlm};
 use bias_robust::reproduce::{
     scorer_accuracy, stereoset_unrelated_pairs, unrelated_accuracy, AccuracyOptions, AccuracySet,
     AulTokens, StereoSetAccuracy,
@@ -25,14 +25,14 @@ fn fixture() -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-fn open(name: &str) -> StudiedLm {
-    let lm = LanguageModel::open(
+fn open(name: &str) -> StudiedMlm {
+    let lm = MaskedLm::open(
         root().join("fixtures/models").join(name),
         DeviceSpec::Cpu,
         tch::Kind::Float,
     )
     .unwrap();
-    StudiedLm::new(lm)
+    StudiedMlm::new(lm)
 }
 
 fn bools(v: &Value) -> Vec<bool> {
@@ -106,7 +106,7 @@ fn per_token_outcomes_match_transformers() {
         for set in ["crows-pairs", "stereoset"] {
             for p in fx["models"][name][set]["pairs"].as_array().unwrap() {
                 let sentences = [p["stereo"].as_str().unwrap(), p["anti"].as_str().unwrap()];
-                let outcomes = m.token_outcomes(&sentences).unwrap().unwrap();
+                let outcomes = m.token_outcomes(&sentences).unwrap();
                 for (side, sd) in p["sides"].as_array().unwrap().iter().enumerate() {
                     let ids: Vec<i64> = sd["ids"]
                         .as_array()
@@ -114,7 +114,7 @@ fn per_token_outcomes_match_transformers() {
                         .iter()
                         .map(|x| x.as_i64().unwrap())
                         .collect();
-                    assert_eq!(m.token_ids(sentences[side]).unwrap().unwrap(), ids);
+                    assert_eq!(m.token_ids(sentences[side]).unwrap(), ids);
                     let unmasked = bools(&sd["unmasked"]);
                     // token_outcomes: the non-special positions.
                     assert_eq!(
@@ -137,7 +137,7 @@ fn per_token_outcomes_match_transformers() {
                             masked: at.clone(),
                             targets: at.clone(),
                         };
-                        assert_eq!(m.predict_tokens(&[q]).unwrap().unwrap()[0], masked);
+                        assert_eq!(m.predict_tokens(&[q]).unwrap()[0], masked);
                     } else if set == "crows-pairs" {
                         let qs: Vec<TokenQuery> = at
                             .iter()
@@ -149,7 +149,6 @@ fn per_token_outcomes_match_transformers() {
                             .collect();
                         let got: Vec<bool> = m
                             .predict_tokens(&qs)
-                            .unwrap()
                             .unwrap()
                             .into_iter()
                             .map(|o| o[0])
@@ -390,10 +389,7 @@ fn tables_1_and_4_of_the_reproduction_match_the_reference() {
         shuffle_seeds, table_1_accuracies, table_4_rows, Study, TABLE_4_OPTIONS,
     };
     let fx = fixture();
-    let models: Vec<Box<dyn StudyModel>> = MODELS
-        .iter()
-        .map(|m| Box::new(open(m)) as Box<dyn StudyModel>)
-        .collect();
+    let models: Vec<StudiedMlm> = MODELS.iter().map(|m| open(m)).collect();
     let scores = scratch("study");
     let mut study = Study::new(models, root().join("data"), &scores)
         .unwrap()

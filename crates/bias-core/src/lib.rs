@@ -12,7 +12,9 @@
 //!   cheap analysis half, with CSV and JSON round trips;
 //! - [`BiasMeasure`]: a score table in, a [`Measurement`] out (`bias-metrics`);
 //! - [`Embedder`]: texts in, one vector each out (`bias-plm`, static word vectors in `bias-embed`);
-//! - [`StudyModel`]: a model a paper's reproduction scores once per data set and reuses;
+//! - [`capability`]: what a model under study can do, one trait per verb ([`DatasetScorer`],
+//!   [`TokenPredictor`], [`MaskFiller`], [`FineTuner`], [`DifferenceMasker`]), so that a
+//!   reproduction states in its signature what it needs;
 //! - [`MaskedLmTrainer`]: sentences in, a fine-tuned model out (bias-controlled experiments).
 //!
 //! The crate implements no measure itself: a [`SentencePair`] is the stereotypical /
@@ -60,6 +62,7 @@
 pub mod references {}
 
 mod bias_type;
+pub mod capability;
 pub mod conventions;
 mod error;
 mod measurement;
@@ -68,10 +71,13 @@ pub mod run;
 mod score_table;
 mod scorer_name;
 mod scoring;
-pub mod study;
 mod traits;
 
 pub use bias_type::{BiasType, Direction};
+pub use capability::{
+    BoxError, DatasetScorer, DifferenceMasker, FineTuner, FineTuning, GenderTemplates, MaskFiller,
+    MaybeTokenPredictor, TokenPredictor, TokenQuery,
+};
 pub use conventions::{ScoringConventions, SssAverage};
 pub use error::CoreError;
 pub use measurement::{Measurement, TypeValue};
@@ -82,7 +88,6 @@ pub use score_table::{
 };
 pub use scorer_name::Scorer;
 pub use scoring::{PairOutcome, PairScore, PairScorer, SentenceScore, SkipReason, Unscorable};
-pub use study::{BoxError, FineTuning, GenderTemplates, StudyModel, TokenQuery};
 pub use traits::{AnyMeasure, BiasMeasure, Embedder, MaskedLmTrainer, TextLayout, TrainingOptions};
 
 #[allow(deprecated)]

@@ -1,71 +1,34 @@
-//! What a model contributes to one rate of the bias-controlled meta-evaluation of Kaneko et al.
-//! (2023, §3): a model fine-tuned on a corpus with a known share `r` of male sentences is scored
-//! on the CrowS-Pairs gender pairs and with the template score TBS and the he/she probe
-//! ([`score_rate`]). Orienting the pairs by gender and rank-correlating every measure with `r`
-//! across rates is the study's part (`bias_robust::controlled`), which this crate does not
+//! What a masked LM contributes to the bias-controlled meta-evaluation of Kaneko et al. (2023,
+//! §2–3): a fine-tuned copy per rate of bias ([`fine_tune_study_model`]), the template score
+//! TBS and the he/she probe ([`gender_templates`], saved and reused by
+//! [`cached_gender_templates`]), and the mask probabilities of Figure 3
+//! ([`mask_probabilities`]). [`crate::StudiedMlm`] offers them as the capabilities
+//! [`bias_core::FineTuner`] and [`bias_core::MaskFiller`]; the per-rate evaluation built on those
+//! (scoring the CrowS-Pairs gender pairs, orienting them and rank-correlating every measure with
+//! the rate) is the study's part, in `bias_robust::controlled`, which this crate does not
 //! depend on.
-//!
-//! With a [`RateCache`], the score table is written by the resumable run of
-//! [`bias_core::run`] and the template results are saved as JSON keyed by the model's digest,
-//! so a rerun reuses both.
 
-use std::path::PathBuf;
+use std::path::Path;
 
-use bias_core::run::{run_scoring, score_to_table, RunSummary};
-use bias_core::{BiasType, CoreError, ScoreTable, SentencePair};
+use bias_core::{BiasType, CoreError, SentencePair};
 use serde::{Deserialize, Serialize};
 
 use crate::template::{gender_probe, template_based_score, ProbeOptions, TbsOptions};
-use crate::{EngineStats, MaskedLm, PlmError, ScorerKind, ScoringOptions};
+use crate::{MaskedLm, PlmError};
 
-/// What every rate's evaluation shares.
-#[derive(Debug, Clone)]
-pub struct RateInputs<'a> {
-    /// The pairs to score (the CrowS-Pairs gender pairs, [`gender_pairs`]).
-    pub pairs: &'a [SentencePair],
-    /// The occupations that fill TBS's templates and the probe's.
-    pub targets: &'a [String],
-    /// The pair scorers.
-    pub kinds: &'a [ScorerKind],
-    /// Their options.
-    pub options: ScoringOptions,
-}
-
-/// Where one rate's results are kept, so that a rerun reuses them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RateCache {
-    /// The score table (written resumably; its progress file lies beside it).
-    pub scores: PathBuf,
-    /// The TBS and probe results (JSON).
-    pub templates: PathBuf,
-}
-
-/// One rate's raw results ([`score_rate`]).
-#[derive(Debug, Clone)]
-pub struct RateScores {
-    /// The score table of the pairs (not yet oriented by gender).
-    pub table: ScoreTable,
-    /// TBS per occupation and the he/she probe.
-    pub templates: TemplateResults,
-    /// How the resumable scoring run went (with a [`RateCache`]).
-    pub run: Option<RunSummary>,
-    /// Work done by the scorers in this call.
-    pub stats: EngineStats,
-}
-
-/// TBS per target and the he/she probe of one model, as saved in [`RateCache::templates`].
+/// TBS per target and the he/she probe of one model, as [`cached_gender_templates`] saves them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TemplateResults {
+struct SavedTemplates {
     /// Digest of the model that produced them ([`MaskedLm::digest`]).
-    pub model_sha256: String,
+    model_sha256: String,
     /// The occupations, in order.
-    pub targets: Vec<String>,
+    targets: Vec<String>,
     /// TBS per occupation.
-    pub tbs: Vec<f64>,
+    tbs: Vec<f64>,
     /// Mean probability of `he` in the probe's templates.
-    pub he: f64,
+    he: f64,
     /// Mean probability of `she`.
-    pub she: f64,
+    she: f64,
 }
 
 /// The gender pairs of a data set (kaneko2023 scores CrowS-Pairs' gender pairs only).
@@ -83,95 +46,44 @@ pub fn gender_pairs(pairs: Vec<SentencePair>) -> Result<Vec<SentencePair>, PlmEr
     Ok(gender)
 }
 
-/// Scores the model `lm` (fine-tuned at one rate of bias) on `inputs.pairs` and measures TBS and
-/// the probe (kaneko2023 §3.3–3.4).
-///
-/// With `cache`, the score table is written resumably (`on_chunk(done, total)` after every
-/// chunk) and the template results are reused when they were saved for the same model and
-/// occupations.
+/// [`gender_templates`] of `lm`, read from `path` when it holds them for the same model (by
+/// digest) and targets, else computed and saved there (JSON) so that a rerun reuses them.
 ///
 /// # Errors
-/// Those of the scorers, of TBS and the probe ([`template_based_score`], [`gender_probe`]), and
-/// of reading or writing the cache.
-pub fn score_rate(
-    lm: &MaskedLm,
-    inputs: &RateInputs<'_>,
-    cache: Option<&RateCache>,
-    on_chunk: &mut dyn FnMut(usize, usize),
-) -> Result<RateScores, PlmError> {
-    let (table, run, stats) = score(lm, inputs, cache, on_chunk)?;
-    let templates = templates(lm, inputs.targets, cache)?;
-    Ok(RateScores {
-        table,
-        templates,
-        run,
-        stats,
-    })
-}
-
-fn score(
-    lm: &MaskedLm,
-    inputs: &RateInputs<'_>,
-    cache: Option<&RateCache>,
-    on_chunk: &mut dyn FnMut(usize, usize),
-) -> Result<(ScoreTable, Option<RunSummary>, EngineStats), PlmError> {
-    let mut scorer = lm.scorer(inputs.kinds, inputs.options)?;
-    let dataset = "crows-pairs";
-    let Some(cache) = cache else {
-        let (table, _) = score_to_table(&mut scorer, inputs.pairs, dataset, lm.name())?;
-        return Ok((table, None, scorer.stats()));
-    };
-    if let Some(dir) = cache.scores.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
-    }
-    let fingerprint = lm.fingerprint(&scorer, dataset, inputs.pairs, 64)?;
-    let run = run_scoring(
-        &mut scorer,
-        inputs.pairs,
-        fingerprint,
-        &cache.scores,
-        on_chunk,
-    )?;
-    let table = ScoreTable::read_csv_path(&cache.scores)?;
-    Ok((table, Some(run), scorer.stats()))
-}
-
-fn templates(
+/// Those of [`gender_templates`], of [`MaskedLm::digest`] and of writing `path`.
+pub fn cached_gender_templates(
     lm: &MaskedLm,
     targets: &[String],
-    cache: Option<&RateCache>,
-) -> Result<TemplateResults, PlmError> {
-    let digest = match cache {
-        Some(_) => lm.digest()?.to_owned(),
-        None => String::new(),
-    };
-    if let Some(saved) = cache.and_then(|c| std::fs::read_to_string(&c.templates).ok()) {
-        if let Ok(saved) = serde_json::from_str::<TemplateResults>(&saved) {
+    path: &Path,
+) -> Result<bias_core::GenderTemplates, PlmError> {
+    let digest = lm.digest()?.to_owned();
+    if let Ok(saved) = std::fs::read_to_string(path) {
+        if let Ok(saved) = serde_json::from_str::<SavedTemplates>(&saved) {
             if saved.model_sha256 == digest && saved.targets == targets {
-                return Ok(saved);
+                return Ok(bias_core::GenderTemplates {
+                    tbs: saved.tbs,
+                    he: saved.he,
+                    she: saved.she,
+                });
             }
         }
     }
-    let (m, t, d) = (lm.model(), lm.tokenizer(), lm.device());
-    let tbs = template_based_score(m, t, d, targets, &TbsOptions::default())?;
-    let probe = gender_probe(m, t, d, targets, &ProbeOptions::default())?;
-    let results = TemplateResults {
+    let results = gender_templates(lm, targets)?;
+    let saved = SavedTemplates {
         model_sha256: digest,
         targets: targets.to_vec(),
-        tbs: tbs.rows.iter().map(|r| r.score).collect(),
-        he: probe.means[0],
-        she: probe.means[1],
+        tbs: results.tbs.clone(),
+        he: results.he,
+        she: results.she,
     };
-    if let Some(c) = cache {
-        if let Some(dir) = c.templates.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
-        }
-        let json = serde_json::to_string_pretty(&results).map_err(|source| CoreError::Json {
-            source_name: c.templates.display().to_string(),
-            source,
-        })?;
-        std::fs::write(&c.templates, json).map_err(|e| CoreError::io(&c.templates, e))?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
     }
+    let json = serde_json::to_string_pretty(&saved).map_err(|source| CoreError::Json {
+        source_name: path.display().to_string(),
+        source,
+    })?;
+    std::fs::write(path, json).map_err(|e| CoreError::io(path, e))?;
     Ok(results)
 }
 

@@ -191,13 +191,18 @@ impl LanguageModel {
     /// `ll-mean` for a causal LM.
     pub fn default_scorers(&self) -> Vec<&'static str> {
         match self {
-            LanguageModel::Masked(_) => {
-                let mut names = self.scorer_names();
-                names.retain(|&n| n != ScorerKind::Pll.name());
-                names
-            }
+            LanguageModel::Masked(_) => Self::default_masked_scorers(),
             LanguageModel::Causal(_) => self.scorer_names(),
         }
+    }
+
+    /// The masked LM's part of [`LanguageModel::default_scorers`]: every [`ScorerKind`] but PLL.
+    pub fn default_masked_scorers() -> Vec<&'static str> {
+        ScorerKind::ALL
+            .iter()
+            .filter(|&&k| k != ScorerKind::Pll)
+            .map(|k| k.name())
+            .collect()
     }
 
     /// The ids a sentence is scored on: with the masked LM's special tokens
@@ -224,43 +229,13 @@ impl LanguageModel {
         names: &[impl AsRef<str>],
         options: ScoringOptions,
     ) -> Result<Box<dyn LmScorer + '_>, PlmError> {
-        let not_for = |name: &str| PlmError::ScorerNotForModel {
-            scorer: name.to_owned(),
-            model_type: self.model_type().to_owned(),
-            family: self.family(),
-            supported: self.scorer_names().join(", "),
-        };
         match self {
             LanguageModel::Masked(m) => {
-                let kinds = names
-                    .iter()
-                    .map(|n| {
-                        let n = n.as_ref();
-                        n.parse::<ScorerKind>().map_err(|e| {
-                            if n.parse::<CausalScorerKind>().is_ok() {
-                                not_for(n)
-                            } else {
-                                e
-                            }
-                        })
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
+                let kinds = masked_kinds(self.model_type(), names)?;
                 Ok(Box::new(m.scorer(&kinds, options)?))
             }
             LanguageModel::Causal(m) => {
-                let kinds = names
-                    .iter()
-                    .map(|n| {
-                        let n = n.as_ref();
-                        n.parse::<CausalScorerKind>().map_err(|e| {
-                            if n.parse::<ScorerKind>().is_ok() {
-                                not_for(n)
-                            } else {
-                                e
-                            }
-                        })
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
+                let kinds = causal_kinds(self.model_type(), names)?;
                 Ok(Box::new(m.scorer(&kinds, options)?))
             }
         }
@@ -296,4 +271,70 @@ impl LanguageModel {
             LanguageModel::Causal(m) => m.model().multiply_adds(stats),
         }
     }
+}
+
+/// The masked scorers named in `names` (`aul`, `cps`, ...; case-insensitive, `_` for `-`), in
+/// order, for a model of `model_type`.
+///
+/// # Errors
+/// [`PlmError::ScorerNotForModel`] for a causal scorer's name, [`PlmError::UnknownScorer`] for a
+/// name of neither family.
+pub(crate) fn masked_kinds(
+    model_type: &str,
+    names: &[impl AsRef<str>],
+) -> Result<Vec<ScorerKind>, PlmError> {
+    let not_for = |name: &str| PlmError::ScorerNotForModel {
+        scorer: name.to_owned(),
+        model_type: model_type.to_owned(),
+        family: "masked",
+        supported: names_of(ScorerKind::ALL.iter().map(|k| k.name())),
+    };
+    names
+        .iter()
+        .map(|n| {
+            let n = n.as_ref();
+            n.parse::<ScorerKind>().map_err(|e| {
+                if n.parse::<CausalScorerKind>().is_ok() {
+                    not_for(n)
+                } else {
+                    e
+                }
+            })
+        })
+        .collect()
+}
+
+/// The causal scorers named in `names` (`ll-sum`, `ll-mean`), in order, for a model of
+/// `model_type`.
+///
+/// # Errors
+/// [`PlmError::ScorerNotForModel`] for a masked scorer's name, [`PlmError::UnknownScorer`] for a
+/// name of neither family.
+pub(crate) fn causal_kinds(
+    model_type: &str,
+    names: &[impl AsRef<str>],
+) -> Result<Vec<CausalScorerKind>, PlmError> {
+    let not_for = |name: &str| PlmError::ScorerNotForModel {
+        scorer: name.to_owned(),
+        model_type: model_type.to_owned(),
+        family: "causal",
+        supported: names_of(CausalScorerKind::ALL.iter().map(|k| k.name())),
+    };
+    names
+        .iter()
+        .map(|n| {
+            let n = n.as_ref();
+            n.parse::<CausalScorerKind>().map_err(|e| {
+                if n.parse::<ScorerKind>().is_ok() {
+                    not_for(n)
+                } else {
+                    e
+                }
+            })
+        })
+        .collect()
+}
+
+fn names_of<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names.collect::<Vec<_>>().join(", ")
 }

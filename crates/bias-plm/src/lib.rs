@@ -101,6 +101,6 @@ pub use model::{
 };
 pub use neutral::{clean_up_tokenization, mask_differing_tokens, NEUTRAL_PAD_WIDTH};
 pub use scorer::{AlignmentOrder, MlmScorer, ScorerKind, ScoringOptions, SpecialIds, SssAverage};
-pub use study::{ProgressFn, StudiedLm};
+pub use study::{ProgressFn, StudiedCausal, StudiedLm, StudiedMlm};
 pub use tokenizer::{PlmTokenizer, TokenizedText};
 pub use train::{MlmTrainer, StepReport, TrainedModel, TrainingBatch};

@@ -10,12 +10,10 @@ use std::path::{Path, PathBuf};
 
 use bias_core::run::{run_scoring, RunFingerprint, RunSummary};
 use bias_core::{
-    BoxError, PairOutcome, PairScore, PairScorer, ScoreTable, SentencePair, SentenceScore,
-    StudyModel,
+    BoxError, DatasetScorer, PairOutcome, PairScore, PairScorer, ScoreTable, SentencePair,
+    SentenceScore,
 };
-use bias_robust::reproduce::{
-    reproduce, reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study,
-};
+use bias_robust::reproduce::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
 use bias_robust::RobustnessOptions;
 use serde_json::Value;
 
@@ -98,9 +96,12 @@ fn sentence(score: f64) -> SentenceScore {
     }
 }
 
-impl StudyModel for Fake {
+impl DatasetScorer for Fake {
     fn name(&self) -> &str {
         &self.name
+    }
+    fn conventions(&self) -> Option<bias_core::ScoringConventions> {
+        None
     }
     fn score_into(
         &mut self,
@@ -113,7 +114,7 @@ impl StudyModel for Fake {
     }
 }
 
-fn models(biases: &[f64]) -> Vec<Box<dyn StudyModel>> {
+fn models(biases: &[f64]) -> Vec<Box<dyn DatasetScorer>> {
     biases
         .iter()
         .enumerate()
@@ -122,7 +123,7 @@ fn models(biases: &[f64]) -> Vec<Box<dyn StudyModel>> {
                 name: format!("m{i}"),
                 seed: i as u64 + 1,
                 bias,
-            }) as Box<dyn StudyModel>
+            }) as Box<dyn DatasetScorer>
         })
         .collect()
 }
@@ -625,8 +626,8 @@ fn two_models_list_figure_4_as_out_of_reach_with_the_minimum() {
         .unwrap()
         .with_max_pairs(Some(30));
     let mut out = Reproduction::create(Paper::Liu2024, dir.join("liu2024")).unwrap();
-    // The paper's defaults through the generic entry point (100 repeats).
-    reproduce(Paper::Liu2024, &mut study, &mut out).unwrap();
+    // The paper's defaults (100 repeats).
+    reproduce_liu2024(&mut study, &mut out, &Liu2024Options::default()).unwrap();
     let artifacts = out.finish().unwrap();
     let f4 = artifacts.iter().find(|a| a.id == "figure-4").unwrap();
     assert_eq!(f4.status.label(), "out of reach");

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use approx::assert_abs_diff_eq;
 use bias_core::run::{run_scoring, RunFingerprint, RunSummary};
 use bias_core::{
-    BoxError, PairOutcome, PairScore, PairScorer, SentencePair, SentenceScore, StudyModel,
+    BoxError, DatasetScorer, PairOutcome, PairScore, PairScorer, SentencePair, SentenceScore,
 };
 use bias_robust::paraphrase::{
     crows_pairs_first100, draw_paper_group_sizes, GroupSizes, Table1Reading,
@@ -64,9 +64,12 @@ impl PairScorer for Fake {
     }
 }
 
-impl StudyModel for Fake {
+impl DatasetScorer for Fake {
     fn name(&self) -> &str {
         "fake"
+    }
+    fn conventions(&self) -> Option<bias_core::ScoringConventions> {
+        None
     }
     fn score_into(
         &mut self,
@@ -81,7 +84,7 @@ impl StudyModel for Fake {
 
 fn run(name: &str, options: &Paraphrase2022Options) -> Result<PathBuf, bias_robust::RobustError> {
     let dir = scratch(name);
-    let models: Vec<Box<dyn StudyModel>> = vec![Box::new(Fake)];
+    let models: Vec<Box<dyn DatasetScorer>> = vec![Box::new(Fake)];
     let mut study = Study::new(models, dir.join("data"), dir.join("scores"))?;
     let mut out = Reproduction::create(Paper::Paraphrase, dir.join("out"))?;
     let result = reproduce_paraphrase(&mut study, &mut out, options);

@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 use bias_core::MaskedLmTrainer;
 use bias_data::corpus::{self, GenderWords, MiningOptions, RateSampling, RateSet};
 use bias_data::occupations;
-use bias_plm::controlled::{gender_pairs, score_rate, RateCache, RateInputs};
-use bias_plm::ScoringOptions;
+use bias_plm::controlled::gender_pairs;
+use bias_plm::StudiedMlm;
 use bias_robust::controlled::{
-    controlled_study, orient_by_gender_words, ControlledOptions, ControlledReport, Probe,
-    RateEvaluation,
+    controlled_study, measure_rate, orient_by_gender_words, ControlledOptions, ControlledReport,
+    RateInputs,
 };
 use bias_robust::figures;
 use clap::Args;
@@ -148,29 +148,28 @@ pub fn run(args: &ControlledArgs, out: &mut impl Write) -> Result<(), CliError> 
         Some(_) => words.clone(),
         None => GenderWords::kaneko2023_extended(),
     };
+    let scorers: Vec<String> = kinds(&args.scorers, &[])?
+        .iter()
+        .map(|k| k.name().to_owned())
+        .collect();
     let inputs = RateInputs {
+        dataset: "crows-pairs",
         pairs: &pairs,
         targets: &targets,
-        kinds: &kinds(&args.scorers, &[])?,
-        options: ScoringOptions::default(),
+        mask_probe: None,
     };
     let mut evals = Vec::new();
     for set in &sets {
         let dir = train_rate(args, &training, set)?;
-        let lm = args
-            .train
-            .device_args()
-            .open(&dir, Some(&rate_name(set.rate)))?;
         let name = rate_name(set.rate);
-        let cache = RateCache {
-            scores: args.out.join("scores").join(format!("{name}.csv")),
-            templates: args.out.join("templates").join(format!("{name}.json")),
-        };
-        let scores = score_rate(&lm, &inputs, Some(&cache), &mut |_, _| {})?;
-        if let Some(run) = &scores.run {
-            crate::commands::score::report(run, scores.stats, &cache.scores);
-        }
-        let (oriented, left_out) = orient_by_gender_words(&scores.table, &orientation);
+        let lm = args.train.device_args().open(&dir, Some(&name))?;
+        let mut lm = StudiedMlm::new(lm)
+            .with_scorers(scorers.clone())
+            .with_template_cache(args.out.join("templates").join(format!("{name}.json")));
+        let scores_path = args.out.join("scores").join(format!("{name}.csv"));
+        let measured = measure_rate(&mut lm, &inputs, &scores_path)?;
+        crate::commands::score::report(&measured.run, lm.last_stats(), &scores_path);
+        let (oriented, left_out) = orient_by_gender_words(&measured.scores, &orientation);
         if evals.is_empty() {
             eprintln!(
                 "male-oriented gender pairs: {} rows kept, {} rows left out (no male/female \
@@ -179,16 +178,7 @@ pub fn run(args: &ControlledArgs, out: &mut impl Write) -> Result<(), CliError> 
                 left_out.len()
             );
         }
-        evals.push(RateEvaluation {
-            rate: set.rate,
-            model: lm.name().to_owned(),
-            pairs: oriented,
-            templates: scores.templates.tbs,
-            probe: Some(Probe {
-                he: scores.templates.he,
-                she: scores.templates.she,
-            }),
-        });
+        evals.push(measured.evaluation(set.rate, oriented, true));
     }
     let study = ControlledOptions {
         pair_measures: args.measures.clone(),

@@ -4,6 +4,7 @@ use bias_core::Scorer;
 use std::collections::BTreeMap;
 use std::io::Write;
 
+use bias_plm::LanguageModel;
 use bias_robust::reproduce::{
     scorer_accuracy, AccuracyOptions, AccuracySet, AulTokens, ScorerAccuracy, StereoSetAccuracy,
 };
@@ -240,19 +241,19 @@ pub fn run(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
     }
     let options = args.accuracy_options();
-    let token_accuracy =
-        if args.token_accuracy && lm.family() == "masked" && args.score.shard.is_none() {
+    let token_accuracy = match lm {
+        LanguageModel::Masked(m) if args.token_accuracy && args.score.shard.is_none() => {
             let set = if scored.dataset == "stereoset" {
                 AccuracySet::StereoSet
             } else {
                 AccuracySet::CrowsPairs
             };
             let (_, pairs) = args.score.model.pairs()?;
-            let mut model = bias_plm::StudiedLm::new(lm).with_options(args.score.model.options());
+            let mut model = bias_plm::StudiedMlm::new(m).with_options(args.score.model.options());
             Some(scorer_accuracy(&mut model, set, &pairs, options)?)
-        } else {
-            None
-        };
+        }
+        _ => None,
+    };
     let accuracy = &scored.summary.progress.tally.accuracy;
     if args.format == Format::Json {
         let evaluation = Evaluation {

@@ -5,9 +5,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use bias_core::{ScoringConventions, StudyModel};
+use bias_core::{DatasetScorer, ScoringConventions};
 use bias_metrics::JssVariant;
-use bias_plm::{ScoringOptions, StudiedLm};
+use bias_plm::{ScoringOptions, StudiedLm, StudiedMlm};
 use bias_robust::reproduce::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
 use bias_robust::RobustnessOptions;
 use clap::Args;
@@ -150,48 +150,87 @@ fn progress_bar(model: &str) -> bias_plm::ProgressFn {
 
 /// Runs `bias reproduce`.
 pub fn run(args: &ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let mut models: Vec<Box<dyn StudyModel>> = Vec::new();
+    let options = ScoringOptions::default().with_conventions(args.conventions());
+    let mut models = Vec::new();
     for dir in &args.models {
         let lm = args.device.open_any(dir, None)?;
-        let name = lm.name().to_owned();
-        let options = ScoringOptions::default().with_conventions(args.conventions());
-        models.push(Box::new(
-            StudiedLm::new(lm)
-                .with_options(options)
-                .with_progress(progress_bar(&name)),
-        ));
+        let bar = progress_bar(lm.name());
+        models.push(StudiedLm::new(lm).with_options(options).with_progress(bar));
     }
-    let mut study =
-        Study::new(models, &args.data_dir, args.scores_dir())?.with_max_pairs(args.max_pairs);
     let mut repro = Reproduction::create(args.paper, &args.out)?;
     let result = match args.paper {
-        Paper::Liu2024 => reproduce_liu2024(&mut study, &mut repro, &args.liu2024_options()),
-        Paper::Kaneko2023 => bias_robust::reproduce::reproduce_kaneko2023(
-            &mut study,
-            &mut repro,
-            &args.kaneko2023.options_for(&args.models),
-        ),
-        Paper::Schroeder2024 => bias_robust::reproduce::reproduce_schroeder2024_with(
-            &mut study,
-            &mut repro,
-            &args.schroeder2024.options()?,
-        ),
-        Paper::Paraphrase => bias_robust::reproduce::reproduce_paraphrase(
-            &mut study,
-            &mut repro,
-            &args.paraphrase.options(),
-        ),
-        Paper::Kaneko2022 => bias_robust::reproduce::reproduce_kaneko2022(
-            &mut study,
-            &mut repro,
-            args.kaneko2022.options(),
-        ),
+        // Fine-tuning, mask probabilities and embeddings: masked LMs only.
+        Paper::Kaneko2023 | Paper::Schroeder2024 => {
+            let mut study = study(args, masked_only(args.paper, models)?)?;
+            let result = match args.paper {
+                Paper::Kaneko2023 => bias_robust::reproduce::reproduce_kaneko2023(
+                    &mut study,
+                    &mut repro,
+                    &args.kaneko2023.options_for(&args.models),
+                ),
+                _ => bias_robust::reproduce::reproduce_schroeder2024_with(
+                    &mut study,
+                    &mut repro,
+                    &args.schroeder2024.options()?,
+                ),
+            };
+            (result, study.len())
+        }
+        Paper::Liu2024 | Paper::Paraphrase | Paper::Kaneko2022 => {
+            let mut study = study(args, models)?;
+            let result = match args.paper {
+                Paper::Liu2024 => {
+                    reproduce_liu2024(&mut study, &mut repro, &args.liu2024_options())
+                }
+                Paper::Paraphrase => bias_robust::reproduce::reproduce_paraphrase(
+                    &mut study,
+                    &mut repro,
+                    &args.paraphrase.options(),
+                ),
+                _ => bias_robust::reproduce::reproduce_kaneko2022(
+                    &mut study,
+                    &mut repro,
+                    args.kaneko2022.options(),
+                ),
+            };
+            (result, study.len())
+        }
     };
+    let (result, n_models) = result;
     // The index lists what was written even when a later table failed.
     let artifacts = repro.finish()?;
     result?;
-    writeln!(out, "{} — {} models", args.paper.citation(), study.len())?;
-    for a in &artifacts {
+    print_index(args, n_models, &artifacts, out)
+}
+
+/// The study of `models` on the data and scores folders of `args`.
+fn study<M: DatasetScorer>(args: &ReproduceArgs, models: Vec<M>) -> Result<Study<M>, CliError> {
+    Ok(Study::new(models, &args.data_dir, args.scores_dir())?.with_max_pairs(args.max_pairs))
+}
+
+/// The masked LMs of `models`, or an error naming the first causal one.
+fn masked_only(paper: Paper, models: Vec<StudiedLm>) -> Result<Vec<StudiedMlm>, CliError> {
+    models
+        .into_iter()
+        .map(|m| match m {
+            StudiedLm::Masked(m) => Ok(m),
+            StudiedLm::Causal(c) => Err(CliError::Usage(format!(
+                "{paper} studies masked LMs (it fine-tunes them, reads their mask predictions or \
+                 embeds with their encoders); {} is a causal LM: leave it out of --models",
+                c.name()
+            ))),
+        })
+        .collect()
+}
+
+fn print_index(
+    args: &ReproduceArgs,
+    n_models: usize,
+    artifacts: &[bias_robust::reproduce::Artifact],
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    writeln!(out, "{} — {n_models} models", args.paper.citation())?;
+    for a in artifacts {
         let detail = a.status.detail();
         writeln!(
             out,

@@ -9,7 +9,9 @@
 //! the mean probabilities of *he* and *she* in `[MASK] is a/an [occupation].` should rise and
 //! fall with `r`.
 //!
-//! This module is the analysis half, on score tables (models are scored elsewhere):
+//! [`measure_rate`] measures one rate's model (its score table, TBS and probes) through the
+//! capabilities of `bias_core::capability`; the rest of this module is the analysis half, on
+//! score tables:
 //!
 //! 1. [`orient_by_gender`] turns CrowS-Pairs gender pairs, whose male sentence is sometimes the
 //!    stereotypical one and sometimes not, into male-vs-female pairs (`stereo` = the male
@@ -71,6 +73,7 @@
 
 mod orientation;
 mod presentation;
+mod rate;
 mod study;
 mod trend;
 
@@ -78,6 +81,7 @@ pub use orientation::{
     kaneko2023_word_lists, male_side, male_side_by_words, orient_by_gender, orient_by_gender_words,
     MaleSide, OrientationError, Unoriented,
 };
+pub use rate::{measure_rate, RateInputs, RateMeasurement};
 pub use study::{
     controlled_study, controlled_study_with, ControlledOptions, Probe, RateEvaluation, StudyMeasure,
 };

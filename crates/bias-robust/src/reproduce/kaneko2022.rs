@@ -24,7 +24,7 @@
 use bias_core::Scorer;
 use std::collections::HashSet;
 
-use bias_core::{ScoreTable, SentencePair};
+use bias_core::{DatasetScorer, MaybeTokenPredictor, ScoreTable, SentencePair};
 use bias_data::wordfreq::{self, WordFrequencies};
 use bias_metrics::{Indicator, PairsInN, UnscoredPair};
 
@@ -75,16 +75,74 @@ impl Default for Kaneko2022Options {
 }
 
 /// Writes kaneko2022's tables and figures into `out` with the paper's choices.
-pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
+pub(super) fn reproduce<M: DatasetScorer + MaybeTokenPredictor>(
+    study: &mut Study<M>,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
     reproduce_with(study, out, Kaneko2022Options::default())
 }
 
 /// Writes kaneko2022's tables and figures into `out` with `options` ([`Kaneko2022Options`]).
 ///
+/// Tables 1 and 4 count token predictions, so the models must say whether they predict tokens
+/// ([`MaybeTokenPredictor`]: every [`bias_core::TokenPredictor`] does; a list mixing masked and
+/// causal LMs, such as `bias_plm::StudiedLm`, names the ones that do, and the tables leave the
+/// others out with a note). A runtime that only scores pairs is refused when the program is
+/// compiled:
+///
+/// ```compile_fail
+/// # use std::path::Path;
+/// # use bias_core::{run::RunSummary, BoxError, DatasetScorer, SentencePair};
+/// use bias_robust::reproduce::{reproduce_kaneko2022, Paper, Reproduction, Study};
+///
+/// /// Scores pairs, predicts no tokens.
+/// struct ScoresOnly;
+/// impl DatasetScorer for ScoresOnly {
+///     fn name(&self) -> &str { "scores-only" }
+///     fn conventions(&self) -> Option<bias_core::ScoringConventions> { None }
+///     fn score_into(&mut self, _: &str, _: &[SentencePair], _: &Path)
+///         -> Result<RunSummary, BoxError> { Err("no".into()) }
+/// }
+///
+/// let mut study = Study::new(vec![ScoresOnly], "data", "scores")?;
+/// let mut out = Reproduction::create(Paper::Kaneko2022, "out")?;
+/// // error[E0277]: the trait bound `ScoresOnly: TokenPredictor` is not satisfied
+/// reproduce_kaneko2022(&mut study, &mut out, Default::default())?;
+/// # Ok::<(), bias_robust::RobustError>(())
+/// ```
+///
+/// The same runtime with token predictions compiles:
+///
+/// ```no_run
+/// # use std::path::Path;
+/// # use bias_core::{run::RunSummary, BoxError, DatasetScorer, SentencePair};
+/// use bias_core::{TokenPredictor, TokenQuery};
+/// use bias_robust::reproduce::{reproduce_kaneko2022, Paper, Reproduction, Study};
+///
+/// struct Predicts;
+/// impl DatasetScorer for Predicts {
+///     fn name(&self) -> &str { "predicts" }
+///     fn conventions(&self) -> Option<bias_core::ScoringConventions> { None }
+///     fn score_into(&mut self, _: &str, _: &[SentencePair], _: &Path)
+///         -> Result<RunSummary, BoxError> { Err("no".into()) }
+/// }
+/// impl TokenPredictor for Predicts {
+///     fn token_ids(&mut self, _: &str) -> Result<Vec<i64>, BoxError> { Ok(vec![1, 2]) }
+///     fn predict_tokens(&mut self, q: &[TokenQuery]) -> Result<Vec<Vec<bool>>, BoxError> {
+///         Ok(q.iter().map(|q| vec![true; q.targets.len()]).collect())
+///     }
+/// }
+///
+/// let mut study = Study::new(vec![Predicts], "data", "scores")?;
+/// let mut out = Reproduction::create(Paper::Kaneko2022, "out")?;
+/// reproduce_kaneko2022(&mut study, &mut out, Default::default())?;
+/// # Ok::<(), bias_robust::RobustError>(())
+/// ```
+///
 /// # Errors
 /// The first error of a data set, a model or a file.
-pub fn reproduce_with(
-    study: &mut Study<'_>,
+pub fn reproduce_with<M: DatasetScorer + MaybeTokenPredictor>(
+    study: &mut Study<M>,
     out: &mut Reproduction,
     options: Kaneko2022Options,
 ) -> Result<(), RobustError> {
@@ -110,8 +168,8 @@ const TABLE_2_TITLE: &str = "Mean frequency rank of the advantaged / disadvantag
 /// model, so it always uses every CrowS-Pairs pair (also under `--max-pairs`). Without the
 /// wordfreq file under the data directory the table is listed as out of reach, saying how to
 /// fetch it; a damaged file is an error.
-fn table_2(
-    study: &Study<'_>,
+fn table_2<M: DatasetScorer + MaybeTokenPredictor>(
+    study: &Study<M>,
     out: &mut Reproduction,
     options: FrequencyRankOptions,
 ) -> Result<(), RobustError> {
@@ -284,8 +342,8 @@ fn bias_measurement(
 }
 
 /// Table 3: Eq. (6) over the advantaged (`antistereo`) and disadvantaged (`stereo`) pairs.
-fn table_3(
-    study: &mut Study<'_>,
+fn table_3<M: DatasetScorer + MaybeTokenPredictor>(
+    study: &mut Study<M>,
     out: &mut Reproduction,
     options: Kaneko2022Options,
 ) -> Result<(), RobustError> {
@@ -387,8 +445,8 @@ fn n_rule(n: PairsInN) -> &'static str {
 }
 
 /// Table 5: the bias scores of Eq. (6).
-fn table_5(
-    study: &mut Study<'_>,
+fn table_5<M: DatasetScorer + MaybeTokenPredictor>(
+    study: &mut Study<M>,
     out: &mut Reproduction,
     options: Kaneko2022Options,
 ) -> Result<(), RobustError> {
@@ -520,8 +578,8 @@ fn table_5(
 
 /// Figure 1: ROC of each scorer's score difference against the human "biased" label, per model
 /// (`figure-1` for the first model, `figure-1-<model>` for the others), and their AUCs.
-fn figure_1(
-    study: &mut Study<'_>,
+fn figure_1<M: DatasetScorer + MaybeTokenPredictor>(
+    study: &mut Study<M>,
     out: &mut Reproduction,
     options: Kaneko2022Options,
 ) -> Result<(), RobustError> {
@@ -614,7 +672,10 @@ fn figure_1(
 /// The count of StereoSet items whose candidates have the same number of subtokens: the two
 /// sentences differ only in the candidate, so the items whose AUL rows score as many tokens in
 /// both sentences (plus the items skipped because both sentences tokenise identically).
-fn equal_subtokens(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
+fn equal_subtokens<M: DatasetScorer + MaybeTokenPredictor>(
+    study: &mut Study<M>,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
     let mut t = Table::new(&["MLM", "items", "equal subtokens", "different"]);
     let items = study.pairs(DataSet::StereoSet)?.len();
     for i in 0..study.len() {

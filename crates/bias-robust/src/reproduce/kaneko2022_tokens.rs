@@ -48,7 +48,7 @@ use bias_core::Scorer;
 use std::fmt;
 use std::str::FromStr;
 
-use bias_core::{SentencePair, StudyModel, TokenQuery};
+use bias_core::{DatasetScorer, MaybeTokenPredictor, SentencePair, TokenPredictor, TokenQuery};
 use bias_data::difflib::align_tokens;
 use bias_metrics::stats::{mcnemar_chi2, mcnemar_exact, McNemar};
 use rand::seq::SliceRandom;
@@ -330,24 +330,42 @@ fn positions(ids: &[i64], tokens: AulTokens, paper: &[usize]) -> Vec<usize> {
     }
 }
 
-fn model_err(
-    model: &dyn StudyModel,
-    dataset: &'static str,
-    source: bias_core::BoxError,
-) -> RobustError {
-    RobustError::model(model.name(), dataset, source)
+/// A model's token predictor and the name its errors carry.
+struct Predictor<'a> {
+    name: String,
+    model: &'a mut dyn TokenPredictor,
 }
 
-/// Whether `model` predicts tokens (a masked LM); the tables leave the others out, with a note.
-fn predicts_tokens(model: &mut dyn StudyModel) -> Result<bool, RobustError> {
-    let ids = model
-        .token_ids("a")
-        .map_err(|source| model_err(model, "crows-pairs", source))?;
-    Ok(ids.is_some())
+impl<'a> Predictor<'a> {
+    fn of<M: DatasetScorer + TokenPredictor>(model: &'a mut M) -> Self {
+        Predictor {
+            name: model.name().to_owned(),
+            model,
+        }
+    }
+
+    /// Model `i` of `study` if it predicts tokens (a masked LM); the tables leave the others
+    /// out, with a note ([`left_out_note`]).
+    fn in_study<M: DatasetScorer + MaybeTokenPredictor>(
+        study: &'a mut Study<M>,
+        i: usize,
+    ) -> Option<Self> {
+        let name = study.model_names()[i].clone();
+        let model = study.model_mut(i).as_token_predictor()?;
+        Some(Predictor { name, model })
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn err(&self, dataset: &'static str, source: bias_core::BoxError) -> RobustError {
+        RobustError::model(&self.name, dataset, source)
+    }
 }
 
 /// The note naming the models a token-prediction table left out.
-fn left_out_note(study: &Study<'_>, kept: &[&str]) -> Option<String> {
+fn left_out_note<M: DatasetScorer>(study: &Study<M>, kept: &[&str]) -> Option<String> {
     let left: Vec<String> = study
         .model_names()
         .into_iter()
@@ -362,41 +380,31 @@ fn left_out_note(study: &Study<'_>, kept: &[&str]) -> Option<String> {
     })
 }
 
-fn no_tokens(model: &dyn StudyModel) -> RobustError {
-    RobustError::InvalidConfig(format!(
-        "model {:?} does not predict tokens (token-prediction accuracy needs a masked LM: \
-         Kaneko & Bollegala 2022, §4.2)",
-        model.name()
-    ))
-}
-
 fn encode(
-    model: &mut dyn StudyModel,
+    model: &mut Predictor<'_>,
     dataset: &'static str,
     sentence: &str,
 ) -> Result<Vec<i64>, RobustError> {
-    match model.token_ids(sentence) {
-        Ok(Some(ids)) => Ok(ids),
-        Ok(None) => Err(no_tokens(model)),
-        Err(source) => Err(model_err(model, dataset, source)),
-    }
+    model
+        .model
+        .token_ids(sentence)
+        .map_err(|source| model.err(dataset, source))
 }
 
 fn predict(
-    model: &mut dyn StudyModel,
+    model: &mut Predictor<'_>,
     dataset: &'static str,
     queries: &[TokenQuery],
 ) -> Result<Vec<Vec<bool>>, RobustError> {
-    match model.predict_tokens(queries) {
-        Ok(Some(out)) if out.len() == queries.len() => Ok(out),
-        Ok(Some(out)) => Err(RobustError::InvalidConfig(format!(
+    match model.model.predict_tokens(queries) {
+        Ok(out) if out.len() == queries.len() => Ok(out),
+        Ok(out) => Err(RobustError::InvalidConfig(format!(
             "model {:?} answered {} of {} token queries",
             model.name(),
             out.len(),
             queries.len()
         ))),
-        Ok(None) => Err(no_tokens(model)),
-        Err(source) => Err(model_err(model, dataset, source)),
+        Err(source) => Err(model.err(dataset, source)),
     }
 }
 
@@ -433,7 +441,7 @@ fn counted(
 
 /// Tokenises and aligns `pairs`; `None` for a pair whose sentences tokenise identically.
 fn align(
-    model: &mut dyn StudyModel,
+    model: &mut Predictor<'_>,
     set: AccuracySet,
     pairs: &[SentencePair],
 ) -> Result<Vec<Option<Aligned>>, RobustError> {
@@ -446,7 +454,7 @@ fn align(
 /// Tokenises and aligns every pair of `pairs`, also those whose sentences tokenise identically
 /// (every position then unmodified), as the authors' `get_span` does.
 fn align_all(
-    model: &mut dyn StudyModel,
+    model: &mut Predictor<'_>,
     set: AccuracySet,
     pairs: &[SentencePair],
 ) -> Result<Vec<Aligned>, RobustError> {
@@ -525,20 +533,8 @@ fn masked_outcomes<'r>(
     }
 }
 
-/// Table 1 as the authors' `evaluate.py` (kanekomasahiro/evaluate_bias_in_mlm, commit 6b10239)
-/// prints it in its `Accuracy:` line: over both sentences of every pair of `pairs` (also pairs
-/// that tokenise identically), the share of rank-1 predictions among every position a method
-/// scores: for AUL (`calculate_aul`) every token of the unmasked sentence, the special tokens
-/// included; for CPS (`calculate_cps`, CrowS-Pairs) each unmodified token masked alone, the first
-/// and last unmodified positions dropped; for SSS (`calculate_sss`, StereoSet) the modified tokens,
-/// masked together (a sentence without one adds nothing, their rank `-1` being dropped). Units
-/// are tokens; `test` pairs AUL with the masked scorer on the masked scorer's positions (the
-/// authors' code makes no test; the paper's † does).
-///
-/// # Errors
-/// As [`scorer_accuracy`].
-pub fn authors_accuracy(
-    model: &mut dyn StudyModel,
+fn authors_accuracy_in(
+    model: &mut Predictor<'_>,
     set: AccuracySet,
     pairs: &[SentencePair],
 ) -> Result<ScorerAccuracy, RobustError> {
@@ -578,13 +574,8 @@ pub fn authors_accuracy(
     })
 }
 
-/// Table 1 of Kaneko & Bollegala (2022) for one model and data set (see [`ScorerAccuracy`]).
-///
-/// # Errors
-/// [`RobustError::InvalidConfig`] if the model predicts no tokens (a causal LM);
-/// [`RobustError::Model`] with the model's error.
-pub fn scorer_accuracy(
-    model: &mut dyn StudyModel,
+fn scorer_accuracy_in(
+    model: &mut Predictor<'_>,
     set: AccuracySet,
     pairs: &[SentencePair],
     options: AccuracyOptions,
@@ -699,32 +690,20 @@ fn shuffle(ids: &[i64], seed: u64, stream: u64) -> (Vec<i64>, Vec<usize>) {
     (out, new_pos)
 }
 
-/// Table 4, shuffled columns: AUL's accuracy when the non-special tokens of every sentence are
-/// shuffled (seeded by `seed`; see the module documentation), against the original sentences,
-/// counted on the positions and units `options` chooses; each counted token is paired with itself
-/// at its new position.
-///
-/// # Errors
-/// As [`scorer_accuracy`].
-pub fn shuffled_accuracy(
-    model: &mut dyn StudyModel,
+fn shuffled_accuracy_in(
+    model: &mut Predictor<'_>,
     set: AccuracySet,
     pairs: &[SentencePair],
     options: AccuracyOptions,
     seed: u64,
 ) -> Result<Changed, RobustError> {
-    Ok(shuffled_accuracies(model, set, pairs, options, &[seed])?
+    Ok(shuffled_accuracies_in(model, set, pairs, options, &[seed])?
         .pop()
         .expect("one result per seed"))
 }
 
-/// [`shuffled_accuracy`] for each of `seeds`, in order, sharing the alignment and the original
-/// sentences' passes (the shuffles differ, the originals do not).
-///
-/// # Errors
-/// As [`scorer_accuracy`].
-pub fn shuffled_accuracies(
-    model: &mut dyn StudyModel,
+fn shuffled_accuracies_in(
+    model: &mut Predictor<'_>,
     set: AccuracySet,
     pairs: &[SentencePair],
     options: AccuracyOptions,
@@ -790,20 +769,8 @@ pub fn shuffled_accuracies(
     Ok(out)
 }
 
-/// Table 4, unrelated column, like with like: for each StereoSet item, AUL's accuracy on the
-/// unrelated sentence's candidate tokens against its accuracy on the stereotypical sentence's
-/// candidate tokens, one sentence on each side. `unrelated` holds, per item, its (stereotypical
-/// sentence, unrelated sentence) pair (the `…/stereo-unrelated` pairs of
-/// [`DataSet::StereoSetUnrelated`]); the candidate tokens are the modified tokens of their
-/// alignment under [`AulTokens::Paper`] (the other [`AulTokens`] count whole sentences), and under
-/// [`StereoSetAccuracy::Item`] a sentence is right when all of them are. Items whose two sentences
-/// tokenise identically, or where one has no modified token, are left out. The candidates are
-/// other words, so no paired test is made (`test` is `None`, as in the paper).
-///
-/// # Errors
-/// As [`scorer_accuracy`].
-pub fn unrelated_accuracy(
-    model: &mut dyn StudyModel,
+fn unrelated_accuracy_in(
+    model: &mut Predictor<'_>,
     unrelated: &[SentencePair],
     options: AccuracyOptions,
 ) -> Result<Changed, RobustError> {
@@ -869,21 +836,21 @@ fn p_cell(t: &Option<PairedTest>) -> [Cell; 2] {
 ///
 /// # Errors
 /// As [`scorer_accuracy`]; [`RobustError::Data`] for a data set.
-pub fn table_1_accuracies(
-    study: &mut Study<'_>,
+pub fn table_1_accuracies<M: DatasetScorer + MaybeTokenPredictor>(
+    study: &mut Study<M>,
     options: AccuracyOptions,
 ) -> Result<Vec<(String, ScorerAccuracy, ScorerAccuracy)>, RobustError> {
     let cp = study.pairs(DataSet::CrowsPairs)?.to_vec();
     let ss = study.pairs(DataSet::StereoSet)?.to_vec();
     let mut out = Vec::new();
     for i in 0..study.len() {
-        let model = study.model_mut(i);
-        if !predicts_tokens(model)? {
+        let Some(mut model) = Predictor::in_study(study, i) else {
             continue;
-        }
+        };
+        let model = &mut model;
         let name = model.name().to_owned();
-        let a = scorer_accuracy(model, AccuracySet::CrowsPairs, &cp, options)?;
-        let b = scorer_accuracy(model, AccuracySet::StereoSet, &ss, options)?;
+        let a = scorer_accuracy_in(model, AccuracySet::CrowsPairs, &cp, options)?;
+        let b = scorer_accuracy_in(model, AccuracySet::StereoSet, &ss, options)?;
         out.push((name, a, b));
     }
     Ok(out)
@@ -921,8 +888,8 @@ pub struct Table4Row {
 ///
 /// # Errors
 /// As [`scorer_accuracy`]; [`RobustError::Data`] for a data set.
-pub fn table_4_rows(
-    study: &mut Study<'_>,
+pub fn table_4_rows<M: DatasetScorer + MaybeTokenPredictor>(
+    study: &mut Study<M>,
     options: AccuracyOptions,
     seeds: &[u64],
 ) -> Result<Vec<Table4Row>, RobustError> {
@@ -931,15 +898,27 @@ pub fn table_4_rows(
     let unrelated = stereo_unrelated(study.pairs(DataSet::StereoSetUnrelated)?);
     let mut rows = Vec::new();
     for i in 0..study.len() {
-        let model = study.model_mut(i);
-        if !predicts_tokens(model)? {
+        let Some(mut model) = Predictor::in_study(study, i) else {
             continue;
-        }
+        };
+        let model = &mut model;
         rows.push(Table4Row {
             model: model.name().to_owned(),
-            cp_shuffled: shuffled_accuracies(model, AccuracySet::CrowsPairs, &cp, options, seeds)?,
-            ss_shuffled: shuffled_accuracies(model, AccuracySet::StereoSet, &ss, options, seeds)?,
-            ss_unrelated: unrelated_accuracy(model, &unrelated, options)?,
+            cp_shuffled: shuffled_accuracies_in(
+                model,
+                AccuracySet::CrowsPairs,
+                &cp,
+                options,
+                seeds,
+            )?,
+            ss_shuffled: shuffled_accuracies_in(
+                model,
+                AccuracySet::StereoSet,
+                &ss,
+                options,
+                seeds,
+            )?,
+            ss_unrelated: unrelated_accuracy_in(model, &unrelated, options)?,
         });
     }
     Ok(rows)
@@ -978,20 +957,20 @@ fn over_seeds(runs: &[Changed]) -> (f64, f64, usize) {
 ///
 /// # Errors
 /// As [`table_1_accuracies`].
-pub fn authors_table_1_accuracies(
-    study: &mut Study<'_>,
+pub fn authors_table_1_accuracies<M: DatasetScorer + MaybeTokenPredictor>(
+    study: &mut Study<M>,
 ) -> Result<Vec<(String, ScorerAccuracy, ScorerAccuracy)>, RobustError> {
     let cp = study.pairs(DataSet::CrowsPairs)?.to_vec();
     let ss = study.pairs(DataSet::StereoSet)?.to_vec();
     let mut out = Vec::new();
     for i in 0..study.len() {
-        let model = study.model_mut(i);
-        if !predicts_tokens(model)? {
+        let Some(mut model) = Predictor::in_study(study, i) else {
             continue;
-        }
+        };
+        let model = &mut model;
         let name = model.name().to_owned();
-        let a = authors_accuracy(model, AccuracySet::CrowsPairs, &cp)?;
-        let b = authors_accuracy(model, AccuracySet::StereoSet, &ss)?;
+        let a = authors_accuracy_in(model, AccuracySet::CrowsPairs, &cp)?;
+        let b = authors_accuracy_in(model, AccuracySet::StereoSet, &ss)?;
         out.push((name, a, b));
     }
     Ok(out)
@@ -1013,8 +992,8 @@ fn marked_pct(value: f64, test: &Option<PairedTest>) -> Cell {
 ///
 /// # Errors
 /// As [`table_1_accuracies`]; [`RobustError::Io`] writing the table.
-pub(super) fn table_1(
-    study: &mut Study<'_>,
+pub(super) fn table_1<M: DatasetScorer + MaybeTokenPredictor>(
+    study: &mut Study<M>,
     out: &mut Reproduction,
     definition: AccuracyDefinition,
 ) -> Result<(), RobustError> {
@@ -1144,8 +1123,8 @@ pub(super) fn table_1(
 /// # Errors
 /// As [`scorer_accuracy`]; [`RobustError::Data`] for a data set; [`RobustError::Io`] writing the
 /// table; [`RobustError::InvalidParameter`] for no seed.
-pub(super) fn table_4(
-    study: &mut Study<'_>,
+pub(super) fn table_4<M: DatasetScorer + MaybeTokenPredictor>(
+    study: &mut Study<M>,
     out: &mut Reproduction,
     shuffles: usize,
 ) -> Result<(), RobustError> {
@@ -1283,6 +1262,92 @@ pub(super) fn table_4(
     )
 }
 
+/// Table 1 as the authors' `evaluate.py` (kanekomasahiro/evaluate_bias_in_mlm, commit 6b10239)
+/// prints it in its `Accuracy:` line: over both sentences of every pair of `pairs` (also pairs
+/// that tokenise identically), the share of rank-1 predictions among every position a method
+/// scores: for AUL (`calculate_aul`) every token of the unmasked sentence, the special tokens
+/// included; for CPS (`calculate_cps`, CrowS-Pairs) each unmodified token masked alone, the first
+/// and last unmodified positions dropped; for SSS (`calculate_sss`, StereoSet) the modified tokens,
+/// masked together (a sentence without one adds nothing, their rank `-1` being dropped). Units
+/// are tokens; `test` pairs AUL with the masked scorer on the masked scorer's positions (the
+/// authors' code makes no test; the paper's † does).
+///
+/// # Errors
+/// As [`scorer_accuracy`].
+pub fn authors_accuracy<M: DatasetScorer + TokenPredictor>(
+    model: &mut M,
+    set: AccuracySet,
+    pairs: &[SentencePair],
+) -> Result<ScorerAccuracy, RobustError> {
+    authors_accuracy_in(&mut Predictor::of(model), set, pairs)
+}
+
+/// Table 1 of Kaneko & Bollegala (2022) for one model and data set (see [`ScorerAccuracy`]).
+///
+/// # Errors
+/// [`RobustError::InvalidConfig`] if the model predicts no tokens (a causal LM);
+/// [`RobustError::Model`] with the model's error.
+pub fn scorer_accuracy<M: DatasetScorer + TokenPredictor>(
+    model: &mut M,
+    set: AccuracySet,
+    pairs: &[SentencePair],
+    options: AccuracyOptions,
+) -> Result<ScorerAccuracy, RobustError> {
+    scorer_accuracy_in(&mut Predictor::of(model), set, pairs, options)
+}
+
+/// Table 4, shuffled columns: AUL's accuracy when the non-special tokens of every sentence are
+/// shuffled (seeded by `seed`; see the module documentation), against the original sentences,
+/// counted on the positions and units `options` chooses; each counted token is paired with itself
+/// at its new position.
+///
+/// # Errors
+/// As [`scorer_accuracy`].
+pub fn shuffled_accuracy<M: DatasetScorer + TokenPredictor>(
+    model: &mut M,
+    set: AccuracySet,
+    pairs: &[SentencePair],
+    options: AccuracyOptions,
+    seed: u64,
+) -> Result<Changed, RobustError> {
+    shuffled_accuracy_in(&mut Predictor::of(model), set, pairs, options, seed)
+}
+
+/// [`shuffled_accuracy`] for each of `seeds`, in order, sharing the alignment and the original
+/// sentences' passes (the shuffles differ, the originals do not).
+///
+/// # Errors
+/// As [`scorer_accuracy`].
+pub fn shuffled_accuracies<M: DatasetScorer + TokenPredictor>(
+    model: &mut M,
+    set: AccuracySet,
+    pairs: &[SentencePair],
+    options: AccuracyOptions,
+    seeds: &[u64],
+) -> Result<Vec<Changed>, RobustError> {
+    shuffled_accuracies_in(&mut Predictor::of(model), set, pairs, options, seeds)
+}
+
+/// Table 4, unrelated column, like with like: for each StereoSet item, AUL's accuracy on the
+/// unrelated sentence's candidate tokens against its accuracy on the stereotypical sentence's
+/// candidate tokens, one sentence on each side. `unrelated` holds, per item, its (stereotypical
+/// sentence, unrelated sentence) pair (the `…/stereo-unrelated` pairs of
+/// [`DataSet::StereoSetUnrelated`]); the candidate tokens are the modified tokens of their
+/// alignment under [`AulTokens::Paper`] (the other [`AulTokens`] count whole sentences), and under
+/// [`StereoSetAccuracy::Item`] a sentence is right when all of them are. Items whose two sentences
+/// tokenise identically, or where one has no modified token, are left out. The candidates are
+/// other words, so no paired test is made (`test` is `None`, as in the paper).
+///
+/// # Errors
+/// As [`scorer_accuracy`].
+pub fn unrelated_accuracy<M: DatasetScorer + TokenPredictor>(
+    model: &mut M,
+    unrelated: &[SentencePair],
+    options: AccuracyOptions,
+) -> Result<Changed, RobustError> {
+    unrelated_accuracy_in(&mut Predictor::of(model), unrelated, options)
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -1305,9 +1370,12 @@ mod tests {
         }
     }
 
-    impl StudyModel for Fake {
+    impl DatasetScorer for Fake {
         fn name(&self) -> &str {
             "fake"
+        }
+        fn conventions(&self) -> Option<bias_core::ScoringConventions> {
+            None
         }
         fn score_into(
             &mut self,
@@ -1317,29 +1385,27 @@ mod tests {
         ) -> Result<RunSummary, BoxError> {
             Err("not a scorer".into())
         }
-        fn token_ids(&mut self, sentence: &str) -> Result<Option<Vec<i64>>, BoxError> {
+    }
+
+    impl TokenPredictor for Fake {
+        fn token_ids(&mut self, sentence: &str) -> Result<Vec<i64>, BoxError> {
             let mut ids = vec![101];
             for w in sentence.split_whitespace() {
                 ids.push(w.parse()?);
             }
             ids.push(102);
-            Ok(Some(ids))
+            Ok(ids)
         }
-        fn predict_tokens(
-            &mut self,
-            queries: &[TokenQuery],
-        ) -> Result<Option<Vec<Vec<bool>>>, BoxError> {
-            Ok(Some(
-                queries
-                    .iter()
-                    .map(|q| {
-                        q.targets
-                            .iter()
-                            .map(|&p| rule(&q.ids, &q.masked, p))
-                            .collect()
-                    })
-                    .collect(),
-            ))
+        fn predict_tokens(&mut self, queries: &[TokenQuery]) -> Result<Vec<Vec<bool>>, BoxError> {
+            Ok(queries
+                .iter()
+                .map(|q| {
+                    q.targets
+                        .iter()
+                        .map(|&p| rule(&q.ids, &q.masked, p))
+                        .collect()
+                })
+                .collect())
         }
     }
 
@@ -1559,7 +1625,7 @@ mod tests {
         let mut want_orig = Vec::new();
         let mut want_new = Vec::new();
         for (i, p) in pairs.iter().enumerate() {
-            let al = align(&mut Fake, set, std::slice::from_ref(p)).unwrap();
+            let al = align(&mut Predictor::of(&mut Fake), set, std::slice::from_ref(p)).unwrap();
             let al = al[0].as_ref().unwrap();
             for side in 0..2 {
                 let ids = &al.ids[side];
@@ -1583,9 +1649,12 @@ mod tests {
     fn context_free_predictions_do_not_change_under_shuffling() {
         /// Right when the id is even, wherever it stands.
         struct Even;
-        impl StudyModel for Even {
+        impl DatasetScorer for Even {
             fn name(&self) -> &str {
                 "even"
+            }
+            fn conventions(&self) -> Option<bias_core::ScoringConventions> {
+                None
             }
             fn score_into(
                 &mut self,
@@ -1595,19 +1664,19 @@ mod tests {
             ) -> Result<RunSummary, BoxError> {
                 Err("not a scorer".into())
             }
-            fn token_ids(&mut self, s: &str) -> Result<Option<Vec<i64>>, BoxError> {
+        }
+        impl TokenPredictor for Even {
+            fn token_ids(&mut self, s: &str) -> Result<Vec<i64>, BoxError> {
                 Fake.token_ids(s)
             }
             fn predict_tokens(
                 &mut self,
                 queries: &[TokenQuery],
-            ) -> Result<Option<Vec<Vec<bool>>>, BoxError> {
-                Ok(Some(
-                    queries
-                        .iter()
-                        .map(|q| q.targets.iter().map(|&p| q.ids[p] % 2 == 0).collect())
-                        .collect(),
-                ))
+            ) -> Result<Vec<Vec<bool>>, BoxError> {
+                Ok(queries
+                    .iter()
+                    .map(|q| q.targets.iter().map(|&p| q.ids[p] % 2 == 0).collect())
+                    .collect())
             }
         }
         let pairs = [pair("a", "1 2 3 4 5 6 7 9", "1 2 3 4 5 6 8 9")];
@@ -1620,35 +1689,6 @@ mod tests {
                 assert_eq!((t[0][1], t[1][0]), (0, 0));
             }
         }
-    }
-
-    #[test]
-    fn a_model_without_tokens_is_a_clear_error() {
-        struct Opaque;
-        impl StudyModel for Opaque {
-            fn name(&self) -> &str {
-                "causal"
-            }
-            fn score_into(
-                &mut self,
-                _: &str,
-                _: &[SentencePair],
-                _: &Path,
-            ) -> Result<RunSummary, BoxError> {
-                Err("not a scorer".into())
-            }
-        }
-        let e = scorer_accuracy(
-            &mut Opaque,
-            AccuracySet::CrowsPairs,
-            &[pair("a", "1", "2")],
-            AccuracyOptions::default(),
-        )
-        .unwrap_err();
-        assert!(
-            e.to_string().contains("\"causal\" does not predict tokens"),
-            "{e}"
-        );
     }
 
     #[test]

@@ -64,15 +64,18 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use bias_core::{BiasType, FineTuning, ScoreTable, SentencePair, StudyModel, TrainingOptions};
+use bias_core::{
+    BiasType, DatasetScorer, FineTuner, FineTuning, MaskFiller, ScoreTable, SentencePair,
+    TrainingOptions,
+};
 use bias_data::corpus::{self, GenderWords, MinedCorpus, MiningOptions, RateSampling};
 use bias_metrics::stats::kendall_tau_a;
 use bias_metrics::MeasureSpec;
 
 use super::{Cell, DataSet, Reproduction, Status, Study, Table};
 use crate::controlled::{
-    controlled_study_with, orient_by_gender_words, ControlledOptions, ControlledReport, Probe,
-    RateEvaluation, StudyMeasure,
+    controlled_study_with, measure_rate, orient_by_gender_words, ControlledOptions,
+    ControlledReport, RateEvaluation, RateInputs, RateMeasurement, StudyMeasure,
 };
 use crate::figures::{rate_lines, RatePanel, RateSeries};
 use crate::report::file_part;
@@ -439,7 +442,10 @@ impl Kaneko2023Options {
 }
 
 /// Writes kaneko2023's tables and figures into `out` with the default options.
-pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
+pub(super) fn reproduce<M: DatasetScorer + MaskFiller + FineTuner>(
+    study: &mut Study<M>,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
     run(study, out, &Kaneko2023Options::default())
 }
 
@@ -451,8 +457,8 @@ pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result
 /// # Errors
 /// [`RobustError::InvalidParameter`] for fewer than 3 rates or no sentence; the errors of the
 /// corpora, the data sets, the models and the files.
-pub fn reproduce_kaneko2023(
-    study: &mut Study<'_>,
+pub fn reproduce_kaneko2023<M: DatasetScorer + MaskFiller + FineTuner>(
+    study: &mut Study<M>,
     out: &mut Reproduction,
     options: &Kaneko2023Options,
 ) -> Result<(), RobustError> {
@@ -466,11 +472,7 @@ struct RateResult {
     rate: f64,
     male: usize,
     female: usize,
-    model: String,
-    /// Gender pairs as scored (stereo vs anti).
-    scores: ScoreTable,
-    templates: bias_core::GenderTemplates,
-    mask: Vec<f64>,
+    measured: RateMeasurement,
 }
 
 /// One (model, corpus, seed) family of bias-controlled models.
@@ -491,8 +493,8 @@ struct Family {
 /// What a base model gives before fine-tuning.
 struct Base {
     model: String,
-    templates: Option<bias_core::GenderTemplates>,
-    mask: Option<Vec<f64>>,
+    templates: bias_core::GenderTemplates,
+    mask: Vec<f64>,
     /// HA per scorer: the AUC, or why it is missing.
     ha: BTreeMap<String, Result<f64, String>>,
 }
@@ -523,8 +525,8 @@ fn check_options(options: &Kaneko2023Options) -> Result<(), RobustError> {
     Ok(())
 }
 
-fn run(
-    study: &mut Study<'_>,
+fn run<M: DatasetScorer + MaskFiller + FineTuner>(
+    study: &mut Study<M>,
     out: &mut Reproduction,
     options: &Kaneko2023Options,
 ) -> Result<(), RobustError> {
@@ -568,11 +570,9 @@ fn run(
     }
     let mut bases = Vec::new();
     let mut families = Vec::new();
-    let mut not_tunable = Vec::new();
     for i in 0..study.len() {
-        let base = base_model(study, i, &targets, options)?;
-        let mut tunable = true;
-        'seeds: for (seed, per_corpus) in &mined {
+        bases.push(base_model(study, i, &targets, options)?);
+        for (seed, per_corpus) in &mined {
             for m in per_corpus {
                 let request = FamilyRequest {
                     seed: *seed,
@@ -581,19 +581,9 @@ fn run(
                     targets: &targets,
                     models_dir: &models_dir,
                 };
-                match family(study, i, &request, options)? {
-                    Some(f) => families.push(f),
-                    None => {
-                        tunable = false;
-                        break 'seeds;
-                    }
-                }
+                families.push(family(study, i, &request, options)?);
             }
         }
-        if !tunable {
-            not_tunable.push(base.model.clone());
-        }
-        bases.push(base);
     }
     let used: Vec<(String, usize)> = mined
         .first()
@@ -612,22 +602,18 @@ fn run(
         "a diagram of the method, not computed from data; its steps are Table 1's pipeline",
     );
     if families.is_empty() {
-        let why = format!(
-            "no model under study can be fine-tuned with the masked-LM objective ({} cannot: \
-             give masked LMs)",
-            not_tunable.join(", ")
-        );
+        let why = "no model under study: give masked LMs";
         for (id, title) in [
             ("table-1", TABLE1_TITLE),
             ("analysis-3.3", ANALYSIS_TITLE),
             ("figure-2", FIGURE2_TITLE),
             ("figure-3", FIGURE3_TITLE),
         ] {
-            out.out_of_reach(id, title, why.clone());
+            out.out_of_reach(id, title, why);
         }
         return Ok(());
     }
-    let mut notes = common_notes(
+    let notes = common_notes(
         &corpora,
         &mined,
         options,
@@ -636,12 +622,6 @@ fn run(
         &targets,
         study.max_pairs(),
     );
-    if !not_tunable.is_empty() {
-        notes.push(format!(
-            "Not fine-tuned (no masked-LM head): {}.",
-            not_tunable.join(", ")
-        ));
-    }
     out.table(
         "table-1",
         TABLE1_TITLE,
@@ -735,7 +715,9 @@ fn data_status(
 }
 
 /// The CrowS-Pairs gender pairs (the first `max_pairs` of them).
-fn gender_pairs(study: &Study<'_>) -> Result<Vec<SentencePair>, RobustError> {
+fn gender_pairs<M: DatasetScorer + MaskFiller + FineTuner>(
+    study: &Study<M>,
+) -> Result<Vec<SentencePair>, RobustError> {
     let path = bias_data::layout::crows_pairs(study.data_dir());
     let mut pairs: Vec<SentencePair> = bias_data::load_pairs(&path)?
         .pairs
@@ -822,8 +804,8 @@ fn rate_name(rate: f64) -> String {
 }
 
 /// The base model's probe, mask probabilities and HA.
-fn base_model(
-    study: &mut Study<'_>,
+fn base_model<M: DatasetScorer + MaskFiller + FineTuner>(
+    study: &mut Study<M>,
     i: usize,
     targets: &[String],
     options: &Kaneko2023Options,
@@ -836,10 +818,7 @@ fn base_model(
     let mask = m
         .mask_probabilities(&options.mask_sentence, &options.mask_words)
         .map_err(|e| RobustError::model(&model, "crows-pairs", e))?;
-    let mut ha = BTreeMap::new();
-    if templates.is_some() {
-        ha = human_auc(study, i, options.min_matching)?;
-    }
+    let ha = human_auc(study, i, options.min_matching)?;
     Ok(Base {
         model,
         templates,
@@ -850,8 +829,8 @@ fn base_model(
 
 /// HA: the AUC of each scorer's difference on CrowS-Pairs against the human label (Kaneko &
 /// Bollegala 2022, Figure 1), on the base model's score table (every bias type, as there).
-fn human_auc(
-    study: &mut Study<'_>,
+fn human_auc<M: DatasetScorer + MaskFiller + FineTuner>(
+    study: &mut Study<M>,
     i: usize,
     min_matching: usize,
 ) -> Result<BTreeMap<String, Result<f64, String>>, RobustError> {
@@ -898,6 +877,7 @@ fn orientation_counts(rates: &[RateResult], oriented: &[ScoreTable]) -> (usize, 
         .zip(oriented.first())
         .map(|(r, o)| {
             let original: BTreeMap<(&str, &str), &str> = r
+                .measured
                 .scores
                 .rows()
                 .iter()
@@ -927,14 +907,13 @@ fn orientation_counts(rates: &[RateResult], oriented: &[ScoreTable]) -> (usize, 
     (oriented_pairs, flipped_pairs)
 }
 
-/// Fine-tunes, scores and studies one (model, corpus, seed) family; `None` if the model cannot
-/// be fine-tuned.
-fn family(
-    study: &mut Study<'_>,
+/// Fine-tunes, measures ([`measure_rate`]) and studies one (model, corpus, seed) family.
+fn family<M: DatasetScorer + MaskFiller + FineTuner>(
+    study: &mut Study<M>,
     i: usize,
     request: &FamilyRequest<'_>,
     options: &Kaneko2023Options,
-) -> Result<Option<Family>, RobustError> {
+) -> Result<Family, RobustError> {
     let FamilyRequest {
         seed,
         mined,
@@ -958,6 +937,12 @@ fn family(
     let dir = seed_dir(models_dir, seed)
         .join(file_part(&base))
         .join(file_part(corpus_name));
+    let inputs = RateInputs {
+        dataset: "crows-pairs-gender",
+        pairs,
+        targets,
+        mask_probe: Some((&options.mask_sentence, &options.mask_words)),
+    };
     let mut rates = Vec::new();
     for set in &sets {
         let name = format!("{base}-{corpus_name}-s{seed}-r{:.2}", set.rate);
@@ -967,70 +952,39 @@ fn family(
             dir: dir.join(rate_name(set.rate)),
             name: name.clone(),
         };
-        let tuned = study
+        let mut tuned = study
             .model_mut(i)
             .fine_tune(&set.sentences, &request)
             .map_err(|e| RobustError::model(&base, "crows-pairs", e))?;
-        let Some(mut tuned) = tuned else {
-            return Ok(None);
-        };
         corpus::write_lines(
             dir.join(format!("{}.train.txt", rate_name(set.rate))),
             &set.sentences,
         )?;
         let scores_path = dir.join(format!("{}.crows-pairs-gender.csv", rate_name(set.rate)));
-        tuned
-            .score_into("crows-pairs-gender", pairs, &scores_path)
-            .map_err(|e| RobustError::model(&name, "crows-pairs", e))?;
-        let scores = ScoreTable::read_csv_path(&scores_path)?;
-        let templates = tuned
-            .gender_templates(targets)
-            .map_err(|e| RobustError::model(&name, "crows-pairs", e))?
-            .ok_or_else(|| {
-                RobustError::InvalidConfig(format!(
-                    "{name}: fine-tuned model has no masked-LM head"
-                ))
-            })?;
-        let mask = tuned
-            .mask_probabilities(&options.mask_sentence, &options.mask_words)
-            .map_err(|e| RobustError::model(&name, "crows-pairs", e))?
-            .unwrap_or_default();
+        let measured = measure_rate(&mut tuned, &inputs, &scores_path)?;
         rates.push(RateResult {
             rate: set.rate,
             male: set.male,
             female: set.female,
-            model: name,
-            scores,
-            templates,
-            mask,
+            measured,
         });
     }
     let orientation = GenderWords::kaneko2023_extended();
     let oriented: Vec<ScoreTable> = rates
         .iter()
-        .map(|r| orient_by_gender_words(&r.scores, &orientation).0)
+        .map(|r| orient_by_gender_words(&r.measured.scores, &orientation).0)
         .collect();
     let (oriented_pairs, flipped_pairs) = orientation_counts(&rates, &oriented);
     let evals = |score: PairReading| -> Vec<RateEvaluation> {
         rates
             .iter()
             .zip(&oriented)
-            .map(|(r, o)| RateEvaluation {
-                rate: r.rate,
-                model: r.model.clone(),
-                pairs: match score {
+            .map(|(r, o)| {
+                let pairs = match score {
                     PairReading::MaleOriented => o.clone(),
-                    PairReading::StereoAnti => r.scores.clone(),
-                },
-                templates: if score == options.score {
-                    r.templates.tbs.clone()
-                } else {
-                    Vec::new()
-                },
-                probe: Some(Probe {
-                    he: r.templates.he,
-                    she: r.templates.she,
-                }),
+                    PairReading::StereoAnti => r.measured.scores.clone(),
+                };
+                r.measured.evaluation(r.rate, pairs, score == options.score)
             })
             .collect()
     };
@@ -1045,7 +999,7 @@ fn family(
     };
     let main = controlled_study_with(&evals(options.score), &[indicator], &study_options)?;
     let other = controlled_study_with(&evals(options.score.other()), &[indicator], &study_options)?;
-    Ok(Some(Family {
+    Ok(Family {
         model: base,
         corpus: corpus_name.to_owned(),
         seed,
@@ -1054,7 +1008,7 @@ fn family(
         other,
         oriented_pairs,
         flipped_pairs,
-    }))
+    })
 }
 
 /// The row of a measure in a report: `TBS` (`None`) or a scorer's indicator.
@@ -1596,20 +1550,11 @@ fn per_rate_table(families: &[Family], bases: &[Base], options: &Kaneko2023Optio
             Cell::Missing,
             Cell::Missing,
         ];
-        let tbs = b.templates.as_ref().map(|g| mean(&g.tbs));
-        cells.push(tbs.map_or(Cell::Missing, |v| Cell::num(v, 4)));
+        cells.push(Cell::num(mean(&b.templates.tbs), 4));
         cells.extend((0..2 * PAIR_MEASURES.len()).map(|_| Cell::Missing));
-        cells.push(
-            b.templates
-                .as_ref()
-                .map_or(Cell::Missing, |g| Cell::num(g.he, 4)),
-        );
-        cells.push(
-            b.templates
-                .as_ref()
-                .map_or(Cell::Missing, |g| Cell::num(g.she, 4)),
-        );
-        cells.extend(mask_cells(b.mask.as_ref()));
+        cells.push(Cell::num(b.templates.he, 4));
+        cells.push(Cell::num(b.templates.she, 4));
+        cells.extend(mask_cells(Some(&b.mask)));
         t.row(cells);
     }
     for f in families {
@@ -1621,7 +1566,7 @@ fn per_rate_table(families: &[Family], bases: &[Base], options: &Kaneko2023Optio
                 Cell::num(r.rate, 2),
                 r.male.into(),
                 r.female.into(),
-                Cell::num(mean(&r.templates.tbs), 4),
+                Cell::num(mean(&r.measured.templates.tbs), 4),
             ];
             for report in [&f.main, &f.other] {
                 for (scorer, _) in PAIR_MEASURES {
@@ -1629,9 +1574,9 @@ fn per_rate_table(families: &[Family], bases: &[Base], options: &Kaneko2023Optio
                     cells.push(v.map_or(Cell::Missing, |v| Cell::num(v, 2)));
                 }
             }
-            cells.push(Cell::num(r.templates.he, 4));
-            cells.push(Cell::num(r.templates.she, 4));
-            cells.extend(mask_cells(Some(&r.mask)));
+            cells.push(Cell::num(r.measured.templates.he, 4));
+            cells.push(Cell::num(r.measured.templates.she, 4));
+            cells.extend(mask_cells(Some(&r.measured.mask)));
             t.row(cells);
         }
     }
@@ -1743,9 +1688,9 @@ fn figure2(
                 points: f
                     .rates
                     .iter()
-                    .map(|r| (r.rate, pick(&r.templates)))
+                    .map(|r| (r.rate, pick(&r.measured.templates)))
                     .collect(),
-                baseline: base.and_then(|b| b.templates.as_ref()).map(pick),
+                baseline: base.map(|b| pick(&b.templates)),
             };
             RatePanel {
                 title: format!("{} fine-tuned on {}", f.model, f.corpus),
@@ -1783,11 +1728,9 @@ fn figure3(
                     points: f
                         .rates
                         .iter()
-                        .filter_map(|r| r.mask.get(k).map(|p| (r.rate, *p)))
+                        .filter_map(|r| r.measured.mask.get(k).map(|p| (r.rate, *p)))
                         .collect(),
-                    baseline: base
-                        .and_then(|b| b.mask.as_ref())
-                        .and_then(|m| m.get(k).copied()),
+                    baseline: base.and_then(|b| b.mask.get(k).copied()),
                 })
                 .collect();
             RatePanel {

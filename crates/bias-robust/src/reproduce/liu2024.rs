@@ -27,7 +27,7 @@
 use bias_core::Scorer;
 use std::collections::BTreeMap;
 
-use bias_core::{BiasMeasure, Measurement, ScoreTable};
+use bias_core::{BiasMeasure, DatasetScorer, Measurement, ScoreTable};
 use bias_metrics::{
     normality_by_type, score_group_analysis, DistributionOptions, Indicator, Jss, JssVariant, Kls,
     Side, SmallTypePolicy,
@@ -168,7 +168,10 @@ fn ranks(deviations: &[f64]) -> Vec<usize> {
 }
 
 /// Writes Liu et al. (2024)'s tables and figures with the paper's options.
-pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
+pub(super) fn reproduce<M: DatasetScorer>(
+    study: &mut Study<M>,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
     reproduce_liu2024(study, out, &Liu2024Options::default())
 }
 
@@ -180,8 +183,8 @@ pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result
 /// [`RobustError::Measure`] when a measure fails on a model's scores (naming model and data set);
 /// [`RobustError::Io`] / [`RobustError::Draw`] when a file cannot be written. Figure 4 with too
 /// few models, or measures constant across the models, is listed as out of reach, not an error.
-pub fn reproduce_liu2024(
-    study: &mut Study<'_>,
+pub fn reproduce_liu2024<M: DatasetScorer>(
+    study: &mut Study<M>,
     out: &mut Reproduction,
     options: &Liu2024Options,
 ) -> Result<(), RobustError> {
@@ -267,8 +270,8 @@ impl Measured {
 
 /// Measures every model with AUL, CPS and SSS scores on both data sets; the others are left
 /// out with a note. An error when none is left.
-fn measure_models(
-    study: &mut Study<'_>,
+fn measure_models<M: DatasetScorer>(
+    study: &mut Study<M>,
     names: &[String],
     indicator: &Indicator,
     kls: &Kls,
@@ -1031,7 +1034,7 @@ fn set_index(set: DataSet) -> usize {
 }
 
 /// The `--max-pairs` caveat, if any.
-fn study_note(study: &Study<'_>) -> Option<String> {
+fn study_note<M: DatasetScorer>(study: &Study<M>) -> Option<String> {
     study.max_pairs().map(|n| {
         format!("Only the first {n} pairs of each data set (--max-pairs): not the paper's numbers.")
     })
@@ -1321,7 +1324,12 @@ mod tests {
         assert_eq!(min_models_mi(1), 2);
         assert_eq!(min_models_mi(3), 4);
         let dir = scratch("k0");
-        let mut study = Study::new(Vec::new(), dir.join("data"), dir.join("scores")).unwrap();
+        let mut study = Study::new(
+            Vec::<Box<dyn bias_core::DatasetScorer>>::new(),
+            dir.join("data"),
+            dir.join("scores"),
+        )
+        .unwrap();
         let mut out = Reproduction::create(Paper::Liu2024, dir.join("out")).unwrap();
         let options = Liu2024Options {
             mi_neighbors: 0,

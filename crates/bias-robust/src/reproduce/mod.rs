@@ -1,17 +1,32 @@
 //! Every table and figure of the five papers that can be computed here, one call per paper.
 //!
-//! A reproduction takes the models under study ([`Study`], any [`bias_core::StudyModel`]),
-//! scores each (model, data set) once and writes each of the paper's tables and figures that its
-//! inputs allow, numbered as in the paper, into a folder ([`Reproduction`]): Markdown, CSV and
-//! JSON per table, PNG and SVG per figure, and an index listing every table and figure of the
-//! paper with its status ([`Status`]: reproduced, on substitute data, or out of reach and why).
+//! A reproduction takes the models under study ([`Study`]), scores each (model, data set) once
+//! and writes each of the paper's tables and figures that its inputs allow, numbered as in the
+//! paper, into a folder ([`Reproduction`]): Markdown, CSV and JSON per table, PNG and SVG per
+//! figure, and an index listing every table and figure of the paper with its status
+//! ([`Status`]: reproduced, on substitute data, or out of reach and why).
+//!
+//! Each paper's function states what it asks of the models, as capabilities of
+//! [`bias_core::capability`], so that a model without one does not compile:
+//!
+//! | paper | function | the models must be |
+//! |---|---|---|
+//! | kaneko2022 | [`reproduce_kaneko2022`] | [`DatasetScorer`] + [`MaybeTokenPredictor`] |
+//! | liu2024 | [`reproduce_liu2024`] | [`DatasetScorer`] |
+//! | paraphrase | [`reproduce_paraphrase`] | [`DatasetScorer`] |
+//! | kaneko2023 | [`reproduce_kaneko2023`] | [`DatasetScorer`] + [`MaskFiller`] + [`FineTuner`] |
+//! | schroeder2024 | [`reproduce_schroeder2024_with`] | [`DatasetScorer`] + [`Embedder`] + [`DifferenceMasker`] |
+//!
+//! `bias_plm::StudiedMlm` (a masked LM) is all of them; `bias_plm::StudiedLm` (masked or causal)
+//! is a [`DatasetScorer`] and a [`MaybeTokenPredictor`]; [`reproduce`] runs any paper on models
+//! with every capability.
 //!
 //! ```no_run
-//! use bias_robust::reproduce::{reproduce, Paper, Reproduction, Study};
-//! # fn models() -> Vec<Box<dyn bias_core::StudyModel>> { Vec::new() }
+//! use bias_robust::reproduce::{reproduce_liu2024, Paper, Reproduction, Study};
+//! # fn models() -> Vec<Box<dyn bias_core::DatasetScorer>> { Vec::new() }
 //! let mut study = Study::new(models(), "data", "out/scores")?;
 //! let mut out = Reproduction::create(Paper::Liu2024, "out/liu2024")?;
-//! reproduce(Paper::Liu2024, &mut study, &mut out)?;
+//! reproduce_liu2024(&mut study, &mut out, &Default::default())?;
 //! for a in out.finish()? {
 //!     println!("{}: {}", a.id, a.status.label());
 //! }
@@ -55,7 +70,10 @@ pub use study::{stereoset_unrelated_pairs, DataSet, Study};
 use std::fmt;
 use std::str::FromStr;
 
-use bias_core::ScoringConventions;
+use bias_core::{
+    DatasetScorer, DifferenceMasker, Embedder, FineTuner, MaskFiller, MaybeTokenPredictor,
+    ScoringConventions,
+};
 
 use crate::RobustError;
 
@@ -200,9 +218,11 @@ pub(crate) fn parse_choice<T: Copy>(
 ///
 /// # Errors
 /// The first error of a data set, a model or a file; tables written before it stay on disk.
-pub fn reproduce(
+pub fn reproduce<
+    M: DatasetScorer + MaybeTokenPredictor + MaskFiller + FineTuner + Embedder + DifferenceMasker,
+>(
     paper: Paper,
-    study: &mut Study<'_>,
+    study: &mut Study<M>,
     out: &mut Reproduction,
 ) -> Result<(), RobustError> {
     out.set_study(study);

@@ -391,7 +391,7 @@ impl Reproduction {
 
     /// Records what `study` holds: its models, its limit on pairs ([`Scope`]) and each model's
     /// scorer conventions (as options `scoring (<model>)`).
-    pub fn set_study(&mut self, study: &super::Study<'_>) {
+    pub fn set_study<M: bias_core::DatasetScorer>(&mut self, study: &super::Study<M>) {
         self.set_models(study.model_names());
         self.scope.max_pairs = study.max_pairs();
         for (i, name) in study.model_names().iter().enumerate() {

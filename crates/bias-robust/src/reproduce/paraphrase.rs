@@ -17,7 +17,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use bias_core::{BiasType, ScoreRow, ScoreTable, SentencePair};
+use bias_core::{BiasType, DatasetScorer, ScoreRow, ScoreTable, SentencePair};
 
 use super::{Cell, DataSet, Reproduction, Status, Study, Table};
 use crate::paraphrase::{
@@ -140,7 +140,7 @@ fn select(table: &ScoreTable, keep: &HashSet<String>) -> ScoreTable {
     )
 }
 
-fn max_pairs_note(study: &Study<'_>) -> Option<String> {
+fn max_pairs_note<M: DatasetScorer>(study: &Study<M>) -> Option<String> {
     study.max_pairs().map(|n| {
         format!(
             "Quick run: only the whole groups within the first {n} pairs of the paraphrase set \
@@ -167,7 +167,10 @@ fn paper_draws(
 }
 
 /// Writes the paper's tables and figures with the default options.
-pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
+pub(super) fn reproduce<M: DatasetScorer>(
+    study: &mut Study<M>,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
     reproduce_paraphrase(study, out, &Paraphrase2022Options::default())
 }
 
@@ -182,8 +185,8 @@ pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result
 /// set cannot meet (a bias type with fewer paraphrases than the reading needs); those of
 /// [`crate::paraphrase_agreement`]; [`RobustError::Data`] / [`RobustError::Model`] when a model
 /// fails; [`RobustError::Io`] / [`RobustError::Draw`] when a file cannot be written.
-pub fn reproduce_paraphrase(
-    study: &mut Study<'_>,
+pub fn reproduce_paraphrase<M: DatasetScorer>(
+    study: &mut Study<M>,
     out: &mut Reproduction,
     options: &Paraphrase2022Options,
 ) -> Result<(), RobustError> {

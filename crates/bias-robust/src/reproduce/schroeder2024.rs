@@ -19,7 +19,7 @@ use bias_core::Scorer;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bias_core::{BiasType, Direction, SentencePair, StudyModel};
+use bias_core::{BiasType, DatasetScorer, DifferenceMasker, Direction, Embedder, SentencePair};
 use bias_embed::protocol::{
     authors_sets, data_group_order, mask_spans, select_pairs, CrowsFilter, DefiningSets,
     GroupOrder, KeptPair, Masking, TargetSplit,
@@ -270,30 +270,32 @@ pub struct TypeScores {
 /// The cosine scores of Table 3 and Figures 1–2.
 const SCORES: [&str; 4] = ["SAME", "WEAT", "gWEAT", "DirectBias"];
 
-fn embed_f64(
-    model: &mut (dyn StudyModel + '_),
+fn embed_f64<M: DatasetScorer + Embedder + DifferenceMasker>(
+    model: &mut M,
     texts: &[String],
-) -> Result<Option<Array2<f64>>, RobustError> {
-    let name = model.name().to_owned();
+) -> Result<Array2<f64>, RobustError> {
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    Ok(model
-        .embed(&refs)
-        .map_err(|e| RobustError::model(&name, DataSet::CrowsPairs.name(), e))?
-        .map(|m| m.mapv(f64::from)))
+    match model.embed(&refs) {
+        Ok(m) => Ok(m.mapv(f64::from)),
+        Err(e) => Err(RobustError::model(
+            model.name(),
+            DataSet::CrowsPairs.name(),
+            Box::new(e),
+        )),
+    }
 }
 
-/// The neutral target of a kept pair under `masking`; `None` when the model cannot mask.
-fn neutral_target(
-    model: &mut (dyn StudyModel + '_),
+/// The neutral target of a kept pair under `masking`.
+fn neutral_target<M: DatasetScorer + Embedder + DifferenceMasker>(
+    model: &mut M,
     pair: &SentencePair,
     masking: Masking,
-) -> Result<Option<String>, RobustError> {
-    let name = model.name().to_owned();
+) -> Result<String, RobustError> {
     match masking {
         Masking::PerToken => model
             .mask_differing_tokens(&pair.stereo, &pair.anti)
-            .map_err(|e| RobustError::model(&name, DataSet::CrowsPairs.name(), e)),
-        Masking::PerSpan => Ok(Some(mask_spans(&pair.stereo, &pair.anti, "[MASK]"))),
+            .map_err(|e| RobustError::model(model.name(), DataSet::CrowsPairs.name(), e)),
+        Masking::PerSpan => Ok(mask_spans(&pair.stereo, &pair.anti, "[MASK]")),
     }
 }
 
@@ -307,19 +309,16 @@ fn signed_difference(more_minus_less: f64, direction: Direction, labels: StereoL
 }
 
 /// The embeddings of every group's defining terms, one matrix per group (file order).
-fn embed_groups(
-    model: &mut (dyn StudyModel + '_),
+fn embed_groups<M: DatasetScorer + Embedder + DifferenceMasker>(
+    model: &mut M,
     sets: &DefiningSets,
-) -> Result<Option<Vec<Array2<f64>>>, RobustError> {
+) -> Result<Vec<Array2<f64>>, RobustError> {
     let mut groups = Vec::with_capacity(sets.groups.len());
     for g in 0..sets.groups.len() {
         let terms: Vec<String> = sets.group_terms(g).into_iter().map(str::to_owned).collect();
-        match embed_f64(model, &terms)? {
-            Some(m) => groups.push(m),
-            None => return Ok(None),
-        }
+        groups.push(embed_f64(model, &terms)?);
     }
-    Ok(Some(groups))
+    Ok(groups)
 }
 
 /// The defining tuples of the groups `which`: tuple `i` stacks row `i` of each group's terms.
@@ -386,14 +385,14 @@ fn pair_scores(
     Ok((Some(same), weat, db))
 }
 
-/// The MLM experiment (§4.3.4) for one model and one bias type: `None` when the model cannot
-/// mask or embed (a causal LM), or keeps fewer than 2 pairs. `more_minus_less` holds
+/// The MLM experiment (§4.3.4) for one model and one bias type: `None` when it keeps fewer
+/// than 2 pairs. `more_minus_less` holds
 /// PLL(sent_more) − PLL(sent_less) per pair id (pairs missing from it are left out).
 ///
 /// # Errors
 /// The model's errors; [`RobustError::Embed`] when a measure fails (e.g. a zero embedding).
-pub fn type_scores(
-    model: &mut (dyn StudyModel + '_),
+pub fn type_scores<M: DatasetScorer + Embedder + DifferenceMasker>(
+    model: &mut M,
     pairs: &[SentencePair],
     more_minus_less: &BTreeMap<String, f64>,
     sets: &DefiningSets,
@@ -412,17 +411,10 @@ pub fn type_scores(
     }
     let mut texts = Vec::with_capacity(kept.len());
     for k in &kept {
-        match neutral_target(model, &pairs[k.index], options.masking)? {
-            Some(t) => texts.push(t),
-            None => return Ok(None),
-        }
+        texts.push(neutral_target(model, &pairs[k.index], options.masking)?);
     }
-    let Some(targets) = embed_f64(model, &texts)? else {
-        return Ok(None);
-    };
-    let Some(groups) = embed_groups(model, sets)? else {
-        return Ok(None);
-    };
+    let targets = embed_f64(model, &texts)?;
+    let groups = embed_groups(model, sets)?;
     let n_groups = groups.len();
     let pair_of = |k: &KeptPair| (k.target_group, k.other_group);
     let views: Vec<_> = groups.iter().map(|m| m.view()).collect();
@@ -508,7 +500,10 @@ pub fn type_scores(
 
 /// Per pair id, PLL(sent_more) − PLL(sent_less) under [`CPS_SCORER`] (the sign of
 /// [`SchroederOptions::labels`] is applied in [`type_scores`]).
-fn cps_differences(study: &mut Study<'_>, i: usize) -> Result<BTreeMap<String, f64>, RobustError> {
+fn cps_differences<M: DatasetScorer + Embedder + DifferenceMasker>(
+    study: &mut Study<M>,
+    i: usize,
+) -> Result<BTreeMap<String, f64>, RobustError> {
     let table = study.scores(i, DataSet::CrowsPairs)?;
     Ok(table
         .rows()
@@ -672,7 +667,10 @@ const BIOS_JIGSAW: &str = "the BIOS supervised subset (Schröder et al. 2023) an
      trained";
 
 /// Writes the paper's tables and figures with the authors' choices.
-pub(super) fn reproduce(study: &mut Study<'_>, out: &mut Reproduction) -> Result<(), RobustError> {
+pub(super) fn reproduce<M: DatasetScorer + Embedder + DifferenceMasker>(
+    study: &mut Study<M>,
+    out: &mut Reproduction,
+) -> Result<(), RobustError> {
     reproduce_with(study, out, &SchroederOptions::default())
 }
 
@@ -714,8 +712,8 @@ fn settings_note(options: &SchroederOptions) -> String {
 ///
 /// # Errors
 /// Data set, model, measure and file errors.
-pub fn reproduce_with(
-    study: &mut Study<'_>,
+pub fn reproduce_with<M: DatasetScorer + Embedder + DifferenceMasker>(
+    study: &mut Study<M>,
     out: &mut Reproduction,
     options: &SchroederOptions,
 ) -> Result<(), RobustError> {
@@ -1568,12 +1566,15 @@ mod tests {
     }
 
     /// A model whose embedding of a text is a fixed pseudo-random vector of it (FNV-1a seeded
-    /// xorshift), and which cannot mask tokens.
+    /// xorshift), and whose masking fails (it has no tokenizer).
     struct HashModel;
 
-    impl StudyModel for HashModel {
+    impl DatasetScorer for HashModel {
         fn name(&self) -> &str {
             "hash"
+        }
+        fn conventions(&self) -> Option<bias_core::ScoringConventions> {
+            None
         }
         fn score_into(
             &mut self,
@@ -1583,11 +1584,25 @@ mod tests {
         ) -> Result<bias_core::run::RunSummary, bias_core::BoxError> {
             Err("not a scorer".into())
         }
-        fn embed(
+    }
+
+    impl DifferenceMasker for HashModel {
+        fn mask_differing_tokens(
             &mut self,
-            texts: &[&str],
-        ) -> Result<Option<ndarray::Array2<f32>>, bias_core::BoxError> {
-            let dim = 6;
+            _: &str,
+            _: &str,
+        ) -> Result<String, bias_core::BoxError> {
+            Err("the hash model has no tokenizer".into())
+        }
+    }
+
+    impl Embedder for HashModel {
+        type Error = std::convert::Infallible;
+        fn dim(&self) -> usize {
+            6
+        }
+        fn embed(&mut self, texts: &[&str]) -> Result<ndarray::Array2<f32>, Self::Error> {
+            let dim = self.dim();
             let mut out = Array2::zeros((texts.len(), dim));
             for (i, t) in texts.iter().enumerate() {
                 let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -1601,7 +1616,7 @@ mod tests {
                     out[[i, j]] = ((h % 2001) as f32 - 1000.0) / 1000.0;
                 }
             }
-            Ok(Some(out))
+            Ok(out)
         }
     }
 
@@ -1635,7 +1650,19 @@ mod tests {
             ..SchroederOptions::default()
         };
         // The default masks per token: a model without a tokenizer gives nothing.
-        assert!(run(&pairs, 2, &SchroederOptions::default()).is_none());
+        // Per-token masking asks the model to mask; this one cannot, and says so.
+        let cps: BTreeMap<String, f64> = pairs.iter().map(|p| (p.id.clone(), 1.0)).collect();
+        let sets = authors_sets().unwrap();
+        let e = type_scores(
+            &mut HashModel,
+            &pairs,
+            &cps,
+            &sets[2],
+            &SchroederOptions::default(),
+        )
+        .unwrap_err();
+        let why = std::error::Error::source(&e).map(ToString::to_string);
+        assert!(why.is_some_and(|w| w.contains("no tokenizer")), "{e}");
         let g = run(&pairs, 2, &span).unwrap();
         assert_eq!(g.samples.len(), 100);
         // CPS bias: the percentage of positive differences, by hand.

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use bias_core::{ScoreTable, SentencePair, StudyModel};
+use bias_core::{DatasetScorer, ScoreTable, SentencePair};
 use bias_data::stereoset::Section;
 
 use crate::report::file_part;
@@ -64,8 +64,11 @@ pub fn stereoset_unrelated_pairs(path: &Path) -> Result<Vec<SentencePair>, Robus
 }
 
 /// The models of a reproduction, where the data sets are, and the score tables computed so far.
-pub struct Study<'m> {
-    models: Vec<Box<dyn StudyModel + 'm>>,
+///
+/// `M` is the models' type: a [`DatasetScorer`] at least, and whatever else the paper's
+/// reproduction asks for ([`bias_core::capability`]).
+pub struct Study<M> {
+    models: Vec<M>,
     data_dir: PathBuf,
     scores_dir: PathBuf,
     max_pairs: Option<usize>,
@@ -73,7 +76,7 @@ pub struct Study<'m> {
     tables: BTreeMap<(usize, DataSet), ScoreTable>,
 }
 
-impl std::fmt::Debug for Study<'_> {
+impl<M: DatasetScorer> std::fmt::Debug for Study<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Study")
             .field("models", &self.model_names())
@@ -84,7 +87,7 @@ impl std::fmt::Debug for Study<'_> {
     }
 }
 
-impl<'m> Study<'m> {
+impl<M: DatasetScorer> Study<M> {
     /// A study of `models` on the data under `data_dir` (laid out as
     /// [`bias_data::layout`] says), keeping score tables under `scores_dir`.
     ///
@@ -92,7 +95,7 @@ impl<'m> Study<'m> {
     /// [`RobustError::InvalidConfig`] if two models share a name (their score tables would
     /// collide: give the folders different names).
     pub fn new(
-        models: Vec<Box<dyn StudyModel + 'm>>,
+        models: Vec<M>,
         data_dir: impl Into<PathBuf>,
         scores_dir: impl Into<PathBuf>,
     ) -> Result<Self, RobustError> {
@@ -139,7 +142,7 @@ impl<'m> Study<'m> {
     }
 
     /// The scorer conventions of model `i` (SSS's average, CPS's rounding), `None` for a model
-    /// without those scorers ([`StudyModel::conventions`]).
+    /// without those scorers ([`DatasetScorer::conventions`]).
     pub fn conventions(&self, i: usize) -> Option<bias_core::ScoringConventions> {
         self.models[i].conventions()
     }
@@ -177,8 +180,8 @@ impl<'m> Study<'m> {
     }
 
     /// Model `i`, for what a table needs beyond score tables.
-    pub fn model_mut(&mut self, i: usize) -> &mut (dyn StudyModel + 'm) {
-        &mut *self.models[i]
+    pub fn model_mut(&mut self, i: usize) -> &mut M {
+        &mut self.models[i]
     }
 
     /// The pairs of `set` (read once; the first [`Study::with_max_pairs`] of them).

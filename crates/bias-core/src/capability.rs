@@ -1,0 +1,217 @@
+//! What a model can do, one trait per verb: the capabilities a paper's reproduction asks of the
+//! models it studies.
+//!
+//! The papers compare models (Liu et al. 2024 rank three masked LMs, Kaneko et al. 2023 a grid of
+//! fine-tuned ones), and several of their tables reuse one scoring of a data set. A runtime
+//! implements the capabilities it has; a study states in its signature the ones it needs, so that
+//! handing it a model without one is a compile error, not a run-time surprise:
+//!
+//! | trait | verb | asked by |
+//! |---|---|---|
+//! | [`DatasetScorer`] | scores a data set into a resumable score table | every reproduction |
+//! | [`TokenPredictor`] | predicts tokens at masked or unmasked positions | kaneko2022 §4.2 |
+//! | [`MaskFiller`] | gives the probabilities of words at a mask | kaneko2023 §3.4, TBS |
+//! | [`FineTuner`] | fine-tunes a copy with the masked-LM objective | kaneko2023 §2 |
+//! | [`DifferenceMasker`] | masks the tokens where two sentences differ | schroeder2024 §4.3.4 |
+//! | [`Embedder`](crate::Embedder) | embeds texts | schroeder2024 §4.3.4 |
+//!
+//! [`DatasetScorer`] is built on [`PairScorer`](crate::PairScorer): any runtime gets it from
+//! its pair scorer through [`crate::run::run_scoring`].
+//!
+//! A list that mixes runtimes (masked and causal LMs in one reproduction of Kaneko & Bollegala
+//! 2022, whose token tables leave the causal ones out with a note) says which of its members
+//! predict tokens through [`MaybeTokenPredictor`]; every [`TokenPredictor`] is one.
+
+use std::path::Path;
+
+use crate::run::RunSummary;
+use crate::SentencePair;
+
+/// An error of a model runtime, boxed.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Scores a data set into a resumable score-table file: the capability every reproduction needs.
+pub trait DatasetScorer {
+    /// The model's name, as written to the score table's `model` column.
+    fn name(&self) -> &str;
+
+    /// The scorer conventions its scores are computed with (how SSS averages, whether CPS
+    /// rounds: [`crate::ScoringConventions`]), which a reproduction records and which keep the
+    /// score tables of other conventions apart; `None` for a runtime with neither of the
+    /// scorers concerned (a causal LM).
+    fn conventions(&self) -> Option<crate::ScoringConventions>;
+
+    /// Scores `pairs` (of the data set named `dataset`) with every scorer the model has into the
+    /// score table `out`, resuming a run left there by the same model, data and scorers
+    /// ([`crate::run::run_scoring`] does exactly this for any [`crate::PairScorer`]).
+    ///
+    /// # Errors
+    /// The runtime's or the run's error, boxed.
+    fn score_into(
+        &mut self,
+        dataset: &str,
+        pairs: &[SentencePair],
+        out: &Path,
+    ) -> Result<RunSummary, BoxError>;
+}
+
+/// Predicts tokens with a masked LM: the token-prediction accuracy of Kaneko & Bollegala (2022,
+/// §4.2 and Tables 1 and 4).
+pub trait TokenPredictor {
+    /// The token ids of `sentence`, special tokens included (the first and last id are the
+    /// tokenizer's special tokens, as the masked-LM scorers of Kaneko & Bollegala 2022 assume).
+    ///
+    /// # Errors
+    /// The runtime's error, boxed.
+    fn token_ids(&mut self, sentence: &str) -> Result<Vec<i64>, BoxError>;
+
+    /// Arg-max outcomes of each query: for each [`TokenQuery`], one `bool` per target position,
+    /// `true` when the model's most likely token there, with the query's masked positions
+    /// replaced by the mask token, is the query's original id.
+    ///
+    /// # Errors
+    /// The runtime's error, boxed (a position outside its query's ids, for one).
+    fn predict_tokens(&mut self, queries: &[TokenQuery]) -> Result<Vec<Vec<bool>>, BoxError>;
+
+    /// Per-token arg-max outcomes of each sentence, unmasked: one `Vec<bool>` per sentence, one
+    /// entry per non-special position (all but the first and last token, the positions AUL
+    /// scores; Kaneko & Bollegala 2022, Eq. 4).
+    ///
+    /// # Errors
+    /// Those of [`TokenPredictor::token_ids`] and [`TokenPredictor::predict_tokens`].
+    fn token_outcomes(&mut self, sentences: &[&str]) -> Result<Vec<Vec<bool>>, BoxError> {
+        let mut queries = Vec::with_capacity(sentences.len());
+        for s in sentences {
+            let ids = self.token_ids(s)?;
+            let targets = (1..ids.len().saturating_sub(1)).collect();
+            queries.push(TokenQuery {
+                ids,
+                masked: Vec::new(),
+                targets,
+            });
+        }
+        self.predict_tokens(&queries)
+    }
+}
+
+/// A model type some of whose values predict tokens (a list mixing masked and causal LMs): the
+/// token tables of Kaneko & Bollegala (2022) study those that do and name the others. Every
+/// [`TokenPredictor`] is one; a type that is not one does not compile where a study needs it.
+pub trait MaybeTokenPredictor {
+    /// This model as a [`TokenPredictor`], if it is one.
+    fn as_token_predictor(&mut self) -> Option<&mut dyn TokenPredictor>;
+}
+
+impl<T: TokenPredictor> MaybeTokenPredictor for T {
+    fn as_token_predictor(&mut self) -> Option<&mut dyn TokenPredictor> {
+        Some(self)
+    }
+}
+
+/// Gives the probabilities of words at a mask: the template measures of Kaneko, Bollegala &
+/// Okazaki (2023).
+pub trait MaskFiller {
+    /// TBS per target (occupations; Kurita et al. 2019, kaneko2023 Appendix A) and the mean
+    /// probabilities of *he* and *she* at the mask of `"[MASK] is a/an [occupation]."`
+    /// (kaneko2023 §3.4, Figure 2).
+    ///
+    /// # Errors
+    /// The runtime's error, boxed (a target that produces no token, ...).
+    fn gender_templates(&mut self, targets: &[String]) -> Result<GenderTemplates, BoxError>;
+
+    /// The probability (softmax over the vocabulary) of each of `words` at the one `[MASK]` of
+    /// `sentence` (kaneko2023 Figure 3: `"[MASK] doesn't have time for the family due to work
+    /// obligations."`).
+    ///
+    /// # Errors
+    /// The runtime's error, boxed (no or several `[MASK]`, a word that is not one token, ...).
+    fn mask_probabilities(
+        &mut self,
+        sentence: &str,
+        words: &[String],
+    ) -> Result<Vec<f64>, BoxError>;
+}
+
+/// Fine-tunes a copy of the model with the masked-LM objective: the bias-controlled models of
+/// Kaneko, Bollegala & Okazaki (2023, §2), one per rate of bias.
+pub trait FineTuner {
+    /// The fine-tuned model: scored and probed like its base.
+    type Tuned: DatasetScorer + MaskFiller;
+
+    /// Fine-tunes a copy on `sentences` as `request` says; a folder that already holds the same
+    /// run is reused.
+    ///
+    /// # Errors
+    /// The runtime's error, boxed (no sentences, a write failure, ...).
+    fn fine_tune(
+        &mut self,
+        sentences: &[String],
+        request: &FineTuning,
+    ) -> Result<Self::Tuned, BoxError>;
+}
+
+/// Masks the tokens where two sentences differ: the neutral CrowS-Pairs target of Schröder et
+/// al. (2024, §4.3.4).
+pub trait DifferenceMasker {
+    /// `more` with every token that differs from `less` replaced by the mask token, one mask per
+    /// token, decoded without the outer special tokens.
+    ///
+    /// # Errors
+    /// The runtime's error, boxed.
+    fn mask_differing_tokens(&mut self, more: &str, less: &str) -> Result<String, BoxError>;
+}
+
+/// One input of [`TokenPredictor::predict_tokens`]: token ids (special tokens included), the
+/// positions to replace by the mask token (none for AUL's unmasked pass; each unmodified token
+/// alone for CPS; all modified tokens at once for SSS — Kaneko & Bollegala 2022, Eqs. 2–4), and
+/// the positions whose arg-max prediction is compared with `ids`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TokenQuery {
+    /// Token ids, special tokens included.
+    pub ids: Vec<i64>,
+    /// Positions replaced by the mask token.
+    pub masked: Vec<usize>,
+    /// Positions whose prediction is read, in the order of the outcomes.
+    pub targets: Vec<usize>,
+}
+
+impl<M: DatasetScorer + ?Sized> DatasetScorer for Box<M> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn conventions(&self) -> Option<crate::ScoringConventions> {
+        (**self).conventions()
+    }
+    fn score_into(
+        &mut self,
+        dataset: &str,
+        pairs: &[SentencePair],
+        out: &Path,
+    ) -> Result<RunSummary, BoxError> {
+        (**self).score_into(dataset, pairs, out)
+    }
+}
+
+/// What [`FineTuner::fine_tune`] trains (Kaneko, Bollegala & Okazaki 2023, §2–3.1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FineTuning {
+    /// Optimiser and objective settings.
+    pub options: crate::TrainingOptions,
+    /// Longest training sequence in tokens (special tokens included).
+    pub max_length: usize,
+    /// The folder the fine-tuned model is saved to (reused when it holds the same run).
+    pub dir: std::path::PathBuf,
+    /// The fine-tuned model's name (its score tables' `model` column).
+    pub name: String,
+}
+
+/// The template measures of one model ([`MaskFiller::gender_templates`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenderTemplates {
+    /// TBS per target, in order (positive: male-leaning; Kurita et al. 2019).
+    pub tbs: Vec<f64>,
+    /// Mean probability of *he* over the targets (Kaneko et al. 2023, Figure 2).
+    pub he: f64,
+    /// Mean probability of *she* over the targets.
+    pub she: f64,
+}
