@@ -1,7 +1,7 @@
 //! Kaneko & Bollegala (2022), "Unmasking the Mask – Evaluating Social Biases in Masked Language
 //! Models" (AAAI), end to end: every table and figure of the paper over the models given,
 //! through the same library function as `bias reproduce kaneko2022`
-//! (`bias_robust::reproduce::reproduce_kaneko2022`), then a summary.
+//! (`bias_report::reproduce::reproduce_kaneko2022`), then a summary.
 //!
 //! ```sh
 //! cargo run --release -p bias-plm --example kaneko2022_aul_aula -- \
@@ -42,7 +42,7 @@ use std::time::Instant;
 
 use bias_metrics::PairsInN;
 use bias_plm::{DeviceSpec, LanguageModel, ScoringOptions, StudiedLm};
-use bias_robust::reproduce::{reproduce_kaneko2022, Kaneko2022Options, Paper, Reproduction, Study};
+use bias_report::reproduce::{reproduce_kaneko2022, Kaneko2022Options, Paper, Reproduction, Study};
 use bias_robust::LabelRule;
 
 #[path = "common/mod.rs"]

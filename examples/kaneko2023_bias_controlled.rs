@@ -2,7 +2,7 @@
 //! and the meta-evaluation of intrinsic gender-bias measures by their rank correlation with the
 //! rate of bias r (§3.3, Table 1), with the he/she probe (§3.4, Figure 2) and the mask
 //! probabilities of one CrowS-Pairs sentence (Figure 3), on a reduced grid. It calls the library
-//! function `bias reproduce kaneko2023` calls (`bias_robust::reproduce::reproduce_kaneko2023`)
+//! function `bias reproduce kaneko2023` calls (`bias_report::reproduce::reproduce_kaneko2023`)
 //! and prints a summary.
 //!
 //! ```sh
@@ -36,7 +36,7 @@ use std::time::Instant;
 
 use bias_core::TrainingOptions;
 use bias_plm::{DeviceSpec, MaskedLm, StudiedMlm};
-use bias_robust::reproduce::{
+use bias_report::reproduce::{
     reproduce_kaneko2023, Kaneko2023Options, PairReading, Paper, Reproduction, Study,
 };
 
@@ -130,7 +130,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         options.rates,
         options
             .sentences
-            .unwrap_or(bias_robust::reproduce::PAPER_SENTENCES),
+            .unwrap_or(bias_report::reproduce::PAPER_SENTENCES),
         t.epochs,
         t.batch_size,
         t.learning_rate,

@@ -1,5 +1,5 @@
 //! liu2024 end to end on one or more masked LMs: the same library call as
-//! `bias reproduce liu2024` ([`bias_robust::reproduce::reproduce_liu2024`]). It scores StereoSet
+//! `bias reproduce liu2024` ([`bias_report::reproduce::reproduce_liu2024`]). It scores StereoSet
 //! (intrasentence dev) and CrowS-Pairs with AUL, CPS and SSS, writes Tables 1–5 and Figures 2,
 //! 4 and 5 of Liu et al. (2024) (Figures 1 and 3 are schematic drawings, listed as such) into
 //! `--out` with an index, and prints Table 2 (SSS / CPS beside AUL, KLS, JSS, the models ranked
@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use bias_metrics::JssVariant;
 use bias_plm::{DeviceSpec, LanguageModel, ScoringOptions, StudiedLm};
-use bias_robust::reproduce::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
+use bias_report::reproduce::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
 
 #[path = "common/mod.rs"]
 mod common;

@@ -1,7 +1,7 @@
 //! The paraphrase-robustness study end to end ("an empirical study on log-likelihood MLM
 //! scoring … sensitive to the choice of contextual words", §2): every table and figure of the
 //! paper over the models given, through the same library function as `bias reproduce
-//! paraphrase` (`bias_robust::reproduce::reproduce_paraphrase`), then a summary.
+//! paraphrase` (`bias_report::reproduce::reproduce_paraphrase`), then a summary.
 //!
 //! ```sh
 //! cargo run --release -p bias-plm --example paraphrase_agreement -- \
@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use bias_plm::{DeviceSpec, LanguageModel, StudiedLm};
-use bias_robust::reproduce::{
+use bias_report::reproduce::{
     reproduce_paraphrase, Paper, Paraphrase2022Options, Reproduction, Study,
 };
 

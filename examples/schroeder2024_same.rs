@@ -1,6 +1,6 @@
 //! Schröder, Schulz & Hammer (2024), "The SAME score", end to end on one or more masked LMs: the
 //! same library call as `bias reproduce schroeder2024`
-//! ([`bias_robust::reproduce::reproduce_schroeder2024_with`]). Per bias type of the paper's
+//! ([`bias_report::reproduce::reproduce_schroeder2024_with`]). Per bias type of the paper's
 //! Table 1 it keeps the CrowS-Pairs pairs the authors' code keeps (their defining sets, shipped
 //! in `crates/bias-embed/data/`), masks the group tokens of `sent_more`, embeds the targets and
 //! the defining terms with each model (mean of the last layer), computes SAME, WEAT / gWEAT and
@@ -23,7 +23,7 @@ use std::path::PathBuf;
 
 use bias_embed::protocol::{CrowsFilter, Masking, TargetSplit};
 use bias_plm::{DeviceSpec, MaskedLm, StudiedMlm};
-use bias_robust::reproduce::{
+use bias_report::reproduce::{
     reproduce_schroeder2024_with, Paper, Reproduction, SchroederOptions, Study,
 };
 

@@ -1,7 +1,7 @@
 //! Token-prediction accuracy of Kaneko & Bollegala (2022, §4.2, Tables 1 and 4) against
 //! `transformers` (scripts/fixtures/kaneko2022_tokens.py → fixtures/kaneko2022/tokens.json) on
 //! the fixture BERT and RoBERTa: per-token arg-max outcomes of `StudiedMlm`, and the accuracies and
-//! McNemar tests of `bias_robust::reproduce::scorer_accuracy` / `unrelated_accuracy` under every
+//! McNemar tests of `bias_report::reproduce::scorer_accuracy` / `unrelated_accuracy` under every
 //! option. The fixture keeps only pairs with no near-tied arg-max (top-2 log-probabilities 1e-4
 //! apart or more), so the boolean outcomes are compared exactly.
 
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use bias_core::{SentencePair, TokenPredictor, TokenQuery};
 use bias_plm::{DeviceSpec, MaskedLm, StudiedMlm};
-use bias_robust::reproduce::{
+use bias_report::reproduce::{
     scorer_accuracy, stereoset_unrelated_pairs, unrelated_accuracy, AccuracyOptions, AccuracySet,
     AulTokens, StereoSetAccuracy,
 };
@@ -385,7 +385,7 @@ fn evaluate_stereoset_accuracy() {
 /// seed → same outcomes, another seed → another shuffle).
 #[test]
 fn tables_1_and_4_of_the_reproduction_match_the_reference() {
-    use bias_robust::reproduce::{
+    use bias_report::reproduce::{
         shuffle_seeds, table_1_accuracies, table_4_rows, Study, TABLE_4_OPTIONS,
     };
     let fx = fixture();

@@ -640,7 +640,7 @@ fn evaluate_indicator_n_flag() {
 /// the authors' evaluate.py), and the docs' statements about the authors' code name its commits.
 #[test]
 fn docs_examples_use_the_papers_checkpoints() {
-    use bias_robust::reproduce::Paper;
+    use bias_report::reproduce::Paper;
     let doc = std::fs::read_to_string(root().join("docs/reproduction.md")).unwrap();
     for paper in [Paper::Kaneko2022, Paper::Liu2024] {
         let line = doc

@@ -68,7 +68,7 @@ impl Scoring {
 }
 
 /// A masked LM under study: every capability of [`bias_core::capability`]. Scores with every
-/// scorer of [`ScorerKind`] but PLL (or those chosen), resumable runs of 64 pairs.
+/// scorer of [`crate::ScorerKind`] but PLL (or those chosen), resumable runs of 64 pairs.
 pub struct StudiedMlm {
     lm: MaskedLm,
     scoring: Scoring,

@@ -1,8 +1,9 @@
-//! How far a bias number can be trusted: sub-sampling robustness (Liu 2024), paraphrase
-//! agreement (Kwon & Mihindukulasooriya 2022), agreement with human annotation (Kaneko &
-//! Bollegala 2022), bias-controlled meta-evaluation (Kaneko, Bollegala & Okazaki 2023) and
-//! test–retest reliability (Schröder, Schulz & Hammer 2024), and the reproduction of the five
-//! papers' tables and figures from these pieces.
+//! How far a bias number can be trusted: the studies of sub-sampling robustness (Liu 2024),
+//! paraphrase agreement (Kwon & Mihindukulasooriya 2022), agreement with human annotation
+//! (Kaneko & Bollegala 2022), bias-controlled meta-evaluation (Kaneko, Bollegala & Okazaki 2023)
+//! and test–retest reliability (Schröder, Schulz & Hammer 2024): data in, typed results out.
+//! Drawing them, the HTML report and the reproduction of the five papers' tables and figures
+//! are in `bias-report`, built on this crate; nothing here plots.
 //!
 //! Every analysis works on [`bias_core::ScoreTable`]s and the core traits, never on a model
 //! directly, so it applies to any model a user can score (no libtorch here):
@@ -27,10 +28,8 @@
 //!   [`bias_core::MaskedLmTrainer`]);
 //! - [`summary`]: every measure of every (model, scorer) slice, overall and per bias type, with
 //!   stratified bootstrap intervals, and the models ranked by each measure;
-//! - [`figures`] and [`report`]: PNG/SVG figures and a self-contained HTML report that opens
-//!   with the summary as heat maps (one column per model), with a table of contents;
-//! - [`reproduce`]: every table and figure of the five papers from score tables and study
-//!   models (what `bias reproduce PAPER` runs).
+//! - [`text`]: the Markdown table and p-value format the studies' text renderings share with
+//!   the report.
 //!
 //! Papers are cited by key (`liu2024`, `kaneko2022`, `paraphrase2022`, `kaneko2023`,
 //! `schroeder2024`) with their own section, equation, table and figure numbers; the full
@@ -52,17 +51,15 @@
 pub mod controlled;
 mod correlate;
 mod error;
-pub mod figures;
 pub mod frequency_rank;
 pub mod human;
 pub mod paraphrase;
-pub mod report;
-pub mod reproduce;
 mod retest;
 mod robustness;
 mod stereoset;
 mod subsample;
 pub mod summary;
+pub mod text;
 
 pub use correlate::{
     correlate_measures, correlate_pair_scores, correlate_pearson, CorrelateOptions,

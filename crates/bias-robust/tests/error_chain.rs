@@ -3,15 +3,13 @@
 //! `caused by:` lines). Messages give no CLI flags.
 
 use std::error::Error;
-use std::path::Path;
 
 use bias_core::{BiasType, ScoreRow, ScoreTable};
-use bias_metrics::stats::RocCurve;
 use bias_metrics::{DistributionOptions, Kls};
 use bias_robust::controlled::{male_side, OrientationError};
 use bias_robust::{
-    figures, retest_weat, subsample_study, RetestOptions, RobustError, RobustnessOptions,
-    SyncMeasure, TargetLabels, WeatSplit,
+    retest_weat, subsample_study, RetestOptions, RobustError, RobustnessOptions, SyncMeasure,
+    TargetLabels, WeatSplit,
 };
 
 fn row(id: usize, ty: BiasType, stereo: &str, anti: &str, st: f64, at: f64) -> ScoreRow {
@@ -110,34 +108,6 @@ fn an_orientation_error_names_the_pair_and_its_cause_says_why() {
     assert_eq!(messages.len(), 3, "{messages:?}");
     assert_eq!(messages[1], "the male and female word lists cannot be used");
     assert!(messages[2].contains("in both lists"), "{messages:?}");
-    assert_each_cause_once(&messages);
-}
-
-#[test]
-fn a_figure_that_cannot_be_written_names_the_folder_and_leaves_the_os_error_to_its_source() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bias-robust-error-chain");
-    std::fs::create_dir_all(&dir).unwrap();
-    let blocker = dir.join("a-file-not-a-folder");
-    std::fs::write(&blocker, "x").unwrap();
-    let curve = RocCurve {
-        fpr: vec![0.0, 1.0],
-        tpr: vec![0.0, 1.0],
-        thresholds: vec![f64::INFINITY, 0.0],
-    };
-    let err = figures::roc_curves(&[("x", &curve, 0.5)], blocker.join("roc")).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            RobustError::Io {
-                action: "create",
-                ..
-            }
-        ),
-        "{err:?}"
-    );
-    let messages = chain(&err);
-    assert_eq!(messages.len(), 2, "{messages:?}");
-    assert_eq!(messages[0], format!("cannot create {}", blocker.display()));
     assert_each_cause_once(&messages);
 }
 

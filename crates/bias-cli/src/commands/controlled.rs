@@ -16,11 +16,11 @@ use bias_data::corpus::{self, GenderWords, MiningOptions, RateSampling, RateSet}
 use bias_data::occupations;
 use bias_plm::controlled::gender_pairs;
 use bias_plm::StudiedMlm;
+use bias_report::figures;
 use bias_robust::controlled::{
     controlled_study, measure_rate, orient_by_gender_words, ControlledOptions, ControlledReport,
     RateInputs,
 };
-use bias_robust::figures;
 use clap::Args;
 
 use crate::commands::finetune::{summary, Preset, ResolvedTraining, TrainArgs};

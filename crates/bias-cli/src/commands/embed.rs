@@ -10,7 +10,7 @@ use bias_embed::{
     direct_bias, gweat, same_binary, same_multi, weat, Ddof, DynEmbedder, PermutationMethod,
     PermutationOptions, PermutationTest, SameVariant,
 };
-use bias_robust::report::format_p_value;
+use bias_report::report::format_p_value;
 use clap::Args;
 use ndarray::Array2;
 use serde::Serialize;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use bias_plm::LanguageModel;
-use bias_robust::reproduce::{
+use bias_report::reproduce::{
     scorer_accuracy, AccuracyOptions, AccuracySet, AulTokens, ScorerAccuracy, StereoSetAccuracy,
 };
 use bias_robust::ScorerStereoSet;
@@ -127,7 +127,7 @@ struct CountJson {
 
 impl TokenAccuracyJson {
     fn new(a: &ScorerAccuracy, options: AccuracyOptions) -> Self {
-        let count = |o: &bias_robust::reproduce::Outcomes| CountJson {
+        let count = |o: &bias_report::reproduce::Outcomes| CountJson {
             correct: o.correct(),
             total: o.total(),
             percent: Some(o.percent()).filter(|p| p.is_finite()),

@@ -21,7 +21,7 @@
 //!    its p-value, and a seeded bootstrap interval of ρ over the evaluation items; the same for
 //!    template scores (TBS, kaneko2023 Appendix A); and the he/she probe of §3.4;
 //! 3. [`ControlledReport::to_markdown`], [`ControlledReport::to_csv`] and
-//!    [`crate::figures::controlled_trends`] present the result.
+//!    `bias_report::figures::controlled_trends` present the result.
 //!
 //! The code is split by concern: `orientation` (step 1, on the word lists of
 //! [`bias_data::corpus::GenderWords`]), `study` (the inputs, options and checks of step 2),

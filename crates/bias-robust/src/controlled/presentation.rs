@@ -1,10 +1,10 @@
 //! Presentation of a [`ControlledReport`]: its trend and probe tables (kaneko2023 Table 1 and
-//! §3.4), as Markdown (through [`crate::report::write_markdown_table`]) and as CSV.
+//! §3.4), as Markdown (through [`crate::text::write_markdown_table`]) and as CSV.
 
 use std::fmt::Write as _;
 
 use super::trend::{ControlledReport, MeasureTrend};
-use crate::report::{format_p_value, write_markdown_table};
+use crate::text::{format_p_value, write_markdown_table};
 
 /// An optional number formatted with `f`, or `–` when undefined.
 fn fmt_opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
@@ -17,7 +17,7 @@ impl ControlledReport {
         self.rows.iter().find(|r| r.measure == measure)
     }
 
-    /// The trend table as header and body cells (for [`crate::report::Section::table`]):
+    /// The trend table as header and body cells (for `bias_report::report::Section::table`):
     /// measure | value at each rate | ρ | p | CI | items | degenerate resamples. Unsigned
     /// measures are marked with `*`.
     pub fn trend_table(&self) -> (Vec<String>, Vec<Vec<String>>) {

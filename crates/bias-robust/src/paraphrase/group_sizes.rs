@@ -82,7 +82,7 @@ impl fmt::Display for Table1Reading {
 impl FromStr for Table1Reading {
     type Err = RobustError;
     fn from_str(s: &str) -> Result<Self, RobustError> {
-        crate::reproduce::parse_choice(&Table1Reading::ALL, Table1Reading::name, s, "reading")
+        crate::text::parse_choice(&Table1Reading::ALL, Table1Reading::name, s, "reading")
     }
 }
 
@@ -119,7 +119,7 @@ impl fmt::Display for GroupSizes {
 impl FromStr for GroupSizes {
     type Err = RobustError;
     fn from_str(s: &str) -> Result<Self, RobustError> {
-        crate::reproduce::parse_choice(&GroupSizes::ALL, GroupSizes::name, s, "group sizes")
+        crate::text::parse_choice(&GroupSizes::ALL, GroupSizes::name, s, "group sizes")
     }
 }
 

@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use bias_metrics::{BootstrapOptions, MeasureSpec};
-use bias_robust::report::{
+use bias_report::report::{
     models_section, subsample_for_report, subsample_sections, summary_section, Report,
 };
 use bias_robust::summary::{summarize, SummaryOptions};
@@ -153,7 +153,7 @@ pub fn run(a: &ReportArgs, out: &mut impl Write) -> Result<(), CliError> {
     // 9. Paraphrase agreement (the paraphrase-robustness study, Figures 2–4), for tables
     //    whose pairs are grouped with their paraphrases.
     let options = bias_robust::ParaphraseOptions::default();
-    if let Some(section) = bias_robust::paraphrase::report_section(&slices, &fig_dir, &options)? {
+    if let Some(section) = bias_report::paraphrase::report_section(&slices, &fig_dir, &options)? {
         report.push(section);
     }
 

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use bias_core::ScoreSlice;
 use bias_metrics::MeasureSpec;
-use bias_robust::figures;
-use bias_robust::report::{file_part, stereoset_heat, Section, StereoSetColumn};
+use bias_report::figures;
+use bias_report::report::{file_part, stereoset_heat, Section, StereoSetColumn};
 use bias_robust::summary::scorer_rank;
 use bias_robust::{
     correlate_measures, human_agreement, records_scored_in, CorrelateOptions, DEFAULT_MIN_MATCHING,

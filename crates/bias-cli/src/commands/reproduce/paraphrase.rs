@@ -1,8 +1,8 @@
 //! `bias reproduce paraphrase`'s settings (Kwon & Mihindukulasooriya 2022): the group sizes of
 //! the paraphrase sets.
 
+use bias_report::reproduce::Paraphrase2022Options;
 use bias_robust::paraphrase::{GroupSizes, Table1Reading};
-use bias_robust::reproduce::Paraphrase2022Options;
 use clap::Args;
 
 /// The paraphrase options of `bias reproduce paraphrase` (Kwon & Mihindukulasooriya 2022, §2.1

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use bias_metrics::MeasureSpec;
-use bias_robust::report::format_p_value;
+use bias_report::report::format_p_value;
 use bias_robust::{correlate_measures, CorrelateOptions};
 use clap::Args;
 

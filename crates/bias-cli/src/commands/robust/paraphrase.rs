@@ -7,10 +7,9 @@ use std::path::{Path, PathBuf};
 use bias_core::run::score_to_table;
 use bias_core::ScoreSlice;
 use bias_plm::ScoringOptions;
-use bias_robust::paraphrase::{
-    crows_pairs_first100, draw_paper_figures, ScoreScale, CROWS_PAIRS_FIRST100_NAME,
-};
-use bias_robust::report::file_part;
+use bias_report::paraphrase::draw_paper_figures;
+use bias_report::report::file_part;
+use bias_robust::paraphrase::{crows_pairs_first100, ScoreScale, CROWS_PAIRS_FIRST100_NAME};
 use bias_robust::{paraphrase_agreement, ParaphraseOptions, ParaphraseReport};
 use clap::{ArgGroup, Args, ValueEnum};
 use serde::Serialize;
@@ -284,7 +283,7 @@ pub fn run(a: &ParaphraseArgs, out: &mut impl Write) -> Result<(), CliError> {
 }
 
 /// Draws Figures 2–4 of the paraphrase study per scorer, comparing the models of that scorer
-/// (`bias_robust::paraphrase::draw_paper_figures`), and says where they are on stderr (stdout
+/// (`bias_report::paraphrase::draw_paper_figures`), and says where they are on stderr (stdout
 /// stays the table or one JSON document).
 fn draw_figures(
     reports: &[(String, String, ParaphraseReport)],

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use bias_metrics::{normality_by_type, NormalityTest, Side};
-use bias_robust::report::format_p_value;
+use bias_report::report::format_p_value;
 use clap::Args;
 use serde::Serialize;
 

@@ -1,0 +1,70 @@
+//! Output paths and the drawing of one figure on a PNG and an SVG.
+
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::style::ensure_font;
+use bias_robust::RobustError;
+
+/// What a drawing step returns: plotters' error, boxed (its type depends on the backend).
+pub(super) type DrawResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
+
+/// A figure that can be drawn on any plotters backend.
+pub(super) trait Figure {
+    /// The figure's size in pixels, `(width, height)`.
+    fn size(&self) -> (u32, u32);
+
+    /// Draws the figure on `root` (already filled white).
+    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB: DrawingBackend,
+        DB::ErrorType: 'static;
+}
+
+/// `STEM.ext` (the extension is appended, never substituted).
+pub fn with_extension(stem: &Path, ext: &str) -> PathBuf {
+    let mut name = stem.as_os_str().to_owned();
+    name.push(".");
+    name.push(ext);
+    PathBuf::from(name)
+}
+
+/// Draws `figure` on `STEM.png` and `STEM.svg`, creating the missing parent folders.
+pub(super) fn render(stem: &Path, figure: &impl Figure) -> Result<(), RobustError> {
+    ensure_font();
+    if let Some(parent) = stem.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|source| RobustError::Io {
+            action: "create",
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    let size = figure.size();
+    let png = with_extension(stem, "png");
+    draw_on(BitMapBackend::new(&png, size).into_drawing_area(), figure)
+        .map_err(|source| RobustError::Draw { path: png, source })?;
+    let svg = with_extension(stem, "svg");
+    draw_on(SVGBackend::new(&svg, size).into_drawing_area(), figure)
+        .map_err(|source| RobustError::Draw { path: svg, source })
+}
+
+fn draw_on<DB>(root: DrawingArea<DB, Shift>, figure: &impl Figure) -> DrawResult
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE)?;
+    figure.draw(&root)?;
+    root.present()?;
+    Ok(())
+}
+
+/// [`RobustError::FigureInput`]: `figure` cannot be drawn from its input, because of `problem`.
+pub(super) fn input_error(figure: &'static str, problem: impl Into<String>) -> RobustError {
+    RobustError::FigureInput {
+        figure,
+        problem: problem.into(),
+    }
+}

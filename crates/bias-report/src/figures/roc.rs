@@ -1,0 +1,94 @@
+//! ROC curves against human labels.
+
+use std::path::Path;
+
+use bias_metrics::stats::RocCurve;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::output::{input_error, render, DrawResult, Figure};
+use super::style::{
+    colour, dashed_swatch, font, legend, swatch, CAPTION_SIZE, GREY, LABEL_SIZE, TICK_SIZE,
+};
+use bias_robust::RobustError;
+
+/// The curves to draw: `(label, curve, auc)`.
+struct RocData<'a>(&'a [(&'a str, &'a RocCurve, f64)]);
+
+/// ROC curves, one per `(label, curve, auc)`, with the chance diagonal; the legend gives each
+/// AUC. Writes `OUT_STEM.png` and `OUT_STEM.svg`.
+///
+/// # Errors
+/// [`RobustError::FigureInput`] with no curves or a curve whose `fpr` and `tpr` differ in
+/// length or are empty; [`RobustError::Io`] if the output folder cannot be created;
+/// [`RobustError::Draw`] if a file cannot be drawn or written.
+pub fn roc_curves(
+    curves: &[(&str, &RocCurve, f64)],
+    out_stem: impl AsRef<Path>,
+) -> Result<(), RobustError> {
+    if curves.is_empty() {
+        return Err(input_error("ROC curves", "no curve to draw"));
+    }
+    for (label, curve, _) in curves {
+        if curve.fpr.len() != curve.tpr.len() || curve.fpr.is_empty() {
+            return Err(input_error(
+                "ROC curves",
+                format!(
+                    "curve {label:?} has {} false-positive and {} true-positive rates",
+                    curve.fpr.len(),
+                    curve.tpr.len()
+                ),
+            ));
+        }
+    }
+    render(out_stem.as_ref(), &RocData(curves))
+}
+
+impl Figure for RocData<'_> {
+    fn size(&self) -> (u32, u32) {
+        (760, 720)
+    }
+
+    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB: DrawingBackend,
+        DB::ErrorType: 'static,
+    {
+        let mut chart = ChartBuilder::on(root)
+            .caption("ROC against human labels", font(CAPTION_SIZE))
+            .margin(16)
+            .x_label_area_size(56)
+            .y_label_area_size(70)
+            .build_cartesian_2d(-0.01..1.01, -0.01..1.01)?;
+        chart
+            .configure_mesh()
+            .light_line_style(WHITE.mix(0.0))
+            .x_desc("false-positive rate")
+            .y_desc("true-positive rate")
+            .axis_desc_style(font(LABEL_SIZE))
+            .label_style(font(TICK_SIZE))
+            .x_label_formatter(&|v| format!("{v:.1}"))
+            .y_label_formatter(&|v| format!("{v:.1}"))
+            .draw()?;
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(0.0, 0.0), (1.0, 1.0)],
+                9,
+                6,
+                GREY.stroke_width(2),
+            ))?
+            .label("chance (AUC = 0.5)")
+            .legend(dashed_swatch(GREY));
+        for (i, (label, curve, auc)) in self.0.iter().enumerate() {
+            let c = colour(i);
+            chart
+                .draw_series(LineSeries::new(
+                    curve.fpr.iter().copied().zip(curve.tpr.iter().copied()),
+                    c.stroke_width(3),
+                ))?
+                .label(format!("{label} (AUC = {auc:.3})"))
+                .legend(swatch(c));
+        }
+        legend(&mut chart, SeriesLabelPosition::LowerRight)
+    }
+}
