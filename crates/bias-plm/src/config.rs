@@ -9,69 +9,89 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::model::DebertaOptions;
+use crate::model::{Architecture, DebertaOptions};
 use crate::PlmError;
 
-/// The architecture family a `config.json` names in `model_type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ModelType {
+/// The architecture a `config.json` names in `model_type`: one of the masked-LM architectures
+/// registered in `model/mod.rs` (each defined, config and weights, in its own file there).
+#[derive(Clone, Copy)]
+pub struct ModelType(&'static Architecture);
+
+#[allow(non_upper_case_globals)]
+impl ModelType {
     /// `bert` (`transformers.models.bert.modeling_bert.BertForMaskedLM`).
-    Bert,
+    pub const Bert: ModelType = ModelType(&crate::model::bert::ARCHITECTURE);
     /// `roberta`, and the same layout under `xlm-roberta` and `camembert`
     /// (`transformers.models.roberta.modeling_roberta.RobertaForMaskedLM`).
-    Roberta,
+    pub const Roberta: ModelType = ModelType(&crate::model::roberta::ARCHITECTURE);
     /// `albert` (`transformers.models.albert.modeling_albert.AlbertForMaskedLM`).
-    Albert,
+    pub const Albert: ModelType = ModelType(&crate::model::albert::ARCHITECTURE);
     /// `distilbert` (`transformers.models.distilbert.modeling_distilbert.DistilBertForMaskedLM`).
-    DistilBert,
+    pub const DistilBert: ModelType = ModelType(&crate::model::distilbert::ARCHITECTURE);
     /// `modernbert` (`transformers.models.modernbert.modeling_modernbert.ModernBertForMaskedLM`;
     /// Warner et al. 2024): pre-norm layers with rotary positions, alternating global and
     /// sliding-window attention and GeGLU; options in [`ModelConfig::modernbert`].
-    ModernBert,
+    pub const ModernBert: ModelType = ModelType(&crate::model::modernbert::ARCHITECTURE);
     /// `electra`: the generator (`transformers.models.electra.modeling_electra.ElectraForMaskedLM`;
     /// Clark et al. 2020), with factorised embeddings of width `embedding_size`.
-    Electra,
+    pub const Electra: ModelType = ModelType(&crate::model::electra::ARCHITECTURE);
     /// `mpnet` (`transformers.models.mpnet.modeling_mpnet.MPNetForMaskedLM`; Song et al. 2020):
     /// a relative-position attention bias shared by all layers, options in
     /// [`ModelConfig::mpnet`].
-    Mpnet,
+    pub const Mpnet: ModelType = ModelType(&crate::model::mpnet::ARCHITECTURE);
     /// `deberta-v2`, which DeBERTa-v3 checkpoints also name
     /// (`transformers.models.deberta_v2.modeling_deberta_v2.DebertaV2ForMaskedLM`; He et al.
     /// 2021, 2023): disentangled relative-position attention, options in
     /// [`ModelConfig::deberta`].
-    DebertaV2,
-}
+    pub const DebertaV2: ModelType = ModelType(&crate::model::deberta::ARCHITECTURE);
 
-impl ModelType {
-    /// Maps a `model_type` string to the family, or `None` when unsupported.
+    /// The architecture whose `config.json` names `name` (`roberta`, `xlm-roberta` and
+    /// `camembert` share one), or `None` when no registered architecture reads it.
     pub fn from_model_type(name: &str) -> Option<Self> {
-        match name {
-            "bert" => Some(ModelType::Bert),
-            "roberta" | "xlm-roberta" | "camembert" => Some(ModelType::Roberta),
-            "albert" => Some(ModelType::Albert),
-            "distilbert" => Some(ModelType::DistilBert),
-            "modernbert" => Some(ModelType::ModernBert),
-            "electra" => Some(ModelType::Electra),
-            "mpnet" => Some(ModelType::Mpnet),
-            "deberta-v2" => Some(ModelType::DebertaV2),
-            _ => None,
-        }
+        crate::model::find_architecture(name).map(ModelType)
+    }
+
+    /// The architecture's name: the first `model_type` it reads (`roberta` for XLM-RoBERTa).
+    pub fn name(self) -> &'static str {
+        self.0.model_types[0]
     }
 
     /// The attribute name `transformers` gives the base model inside `*ForMaskedLM`, which
     /// prefixes every encoder parameter (`bert`, `roberta`, `albert`, `distilbert`, `electra`).
     pub fn base_prefix(self) -> &'static str {
-        match self {
-            ModelType::Bert => "bert",
-            ModelType::Roberta => "roberta",
-            ModelType::Albert => "albert",
-            ModelType::DistilBert => "distilbert",
-            ModelType::ModernBert => "model",
-            ModelType::Electra => "electra",
-            ModelType::Mpnet => "mpnet",
-            ModelType::DebertaV2 => "deberta",
-        }
+        self.0.base_prefix
+    }
+
+    /// Every `model_type` a registered architecture reads, for messages.
+    pub fn supported() -> Vec<&'static str> {
+        crate::model::ARCHITECTURES
+            .iter()
+            .flat_map(|a| a.model_types.iter().copied())
+            .collect()
+    }
+
+    pub(crate) fn architecture(self) -> &'static Architecture {
+        self.0
+    }
+}
+
+impl PartialEq for ModelType {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for ModelType {}
+
+impl std::hash::Hash for ModelType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name().hash(state);
+    }
+}
+
+impl std::fmt::Debug for ModelType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ModelType({:?})", self.name())
     }
 }
 
@@ -164,54 +184,81 @@ pub struct ModelConfig {
     pub mpnet: Option<crate::model::MpnetOptions>,
 }
 
-/// Every key this crate reads; absent keys take the class defaults.
-#[derive(Debug, Deserialize)]
-struct RawConfig {
-    model_type: Option<String>,
+/// The keys of the BERT family's configuration classes this crate reads, with DistilBERT's and
+/// ModernBERT's names for them; absent keys take the class defaults. An architecture reads
+/// options of its own from the file's text.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct RawConfig {
+    pub(crate) model_type: Option<String>,
     #[serde(default)]
-    architectures: Option<Vec<String>>,
-    vocab_size: Option<i64>,
-    hidden_size: Option<i64>,
-    num_hidden_layers: Option<i64>,
-    num_attention_heads: Option<i64>,
-    intermediate_size: Option<i64>,
-    max_position_embeddings: Option<i64>,
-    type_vocab_size: Option<i64>,
-    layer_norm_eps: Option<f64>,
-    pad_token_id: Option<i64>,
-    hidden_act: Option<serde_json::Value>,
-    embedding_size: Option<i64>,
-    num_hidden_groups: Option<i64>,
-    inner_group_num: Option<i64>,
-    tie_word_embeddings: Option<bool>,
-    position_embedding_type: Option<String>,
-    hidden_dropout_prob: Option<f64>,
-    attention_probs_dropout_prob: Option<f64>,
+    pub(crate) architectures: Option<Vec<String>>,
+    pub(crate) vocab_size: Option<i64>,
+    pub(crate) hidden_size: Option<i64>,
+    pub(crate) num_hidden_layers: Option<i64>,
+    pub(crate) num_attention_heads: Option<i64>,
+    pub(crate) intermediate_size: Option<i64>,
+    pub(crate) max_position_embeddings: Option<i64>,
+    pub(crate) type_vocab_size: Option<i64>,
+    pub(crate) layer_norm_eps: Option<f64>,
+    pub(crate) pad_token_id: Option<i64>,
+    pub(crate) hidden_act: Option<serde_json::Value>,
+    pub(crate) embedding_size: Option<i64>,
+    pub(crate) num_hidden_groups: Option<i64>,
+    pub(crate) inner_group_num: Option<i64>,
+    pub(crate) tie_word_embeddings: Option<bool>,
+    pub(crate) position_embedding_type: Option<String>,
+    pub(crate) hidden_dropout_prob: Option<f64>,
+    pub(crate) attention_probs_dropout_prob: Option<f64>,
     // ModernBERT names.
-    hidden_activation: Option<serde_json::Value>,
-    norm_eps: Option<f64>,
-    mlp_dropout: Option<f64>,
+    pub(crate) hidden_activation: Option<serde_json::Value>,
+    pub(crate) norm_eps: Option<f64>,
+    pub(crate) mlp_dropout: Option<f64>,
     // DistilBERT names.
-    dim: Option<i64>,
-    n_layers: Option<i64>,
-    n_heads: Option<i64>,
-    hidden_dim: Option<i64>,
-    activation: Option<serde_json::Value>,
-    sinusoidal_pos_embds: Option<bool>,
-    dropout: Option<f64>,
-    attention_dropout: Option<f64>,
+    pub(crate) dim: Option<i64>,
+    pub(crate) n_layers: Option<i64>,
+    pub(crate) n_heads: Option<i64>,
+    pub(crate) hidden_dim: Option<i64>,
+    pub(crate) activation: Option<serde_json::Value>,
+    pub(crate) sinusoidal_pos_embds: Option<bool>,
+    pub(crate) dropout: Option<f64>,
+    pub(crate) attention_dropout: Option<f64>,
 }
 
-/// Class defaults of `BertConfig`, which RoBERTa, ALBERT and DistilBERT override in part.
-struct Defaults {
-    vocab_size: i64,
-    hidden_size: i64,
-    num_hidden_layers: i64,
-    num_attention_heads: i64,
-    intermediate_size: i64,
-    type_vocab_size: i64,
-    pad_token_id: i64,
-    hidden_act: &'static str,
+/// The defaults of a configuration class (`BertConfig`, `RobertaConfig`, ...) for the keys
+/// [`ModelConfig::bert_style`] reads: what each field takes when `config.json` leaves it out
+/// (`transformers` writes only the values that differ from them).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClassDefaults {
+    pub(crate) vocab_size: i64,
+    pub(crate) hidden_size: i64,
+    pub(crate) num_hidden_layers: i64,
+    pub(crate) num_attention_heads: i64,
+    pub(crate) intermediate_size: i64,
+    pub(crate) type_vocab_size: i64,
+    pub(crate) pad_token_id: i64,
+    pub(crate) hidden_act: &'static str,
+    pub(crate) max_position_embeddings: i64,
+    pub(crate) layer_norm_eps: f64,
+    pub(crate) hidden_dropout: f64,
+    pub(crate) attention_dropout: f64,
+}
+
+impl ClassDefaults {
+    /// `BertConfig`'s, which the other classes override in part.
+    pub(crate) const BERT: ClassDefaults = ClassDefaults {
+        vocab_size: 30522,
+        hidden_size: 768,
+        num_hidden_layers: 12,
+        num_attention_heads: 12,
+        intermediate_size: 3072,
+        type_vocab_size: 2,
+        pad_token_id: 0,
+        hidden_act: "gelu",
+        max_position_embeddings: 512,
+        layer_norm_eps: 1e-12,
+        hidden_dropout: 0.1,
+        attention_dropout: 0.1,
+    };
 }
 
 impl ModelConfig {
@@ -234,7 +281,8 @@ impl ModelConfig {
         Self::from_json_str(&read_text(path)?, path)
     }
 
-    /// Parses and validates the text of a `config.json`; `path` names it in errors.
+    /// Parses and validates the text of a `config.json`; `path` names it in errors. The
+    /// architecture its `model_type` names reads it (each with its class's defaults).
     ///
     /// # Errors
     /// [`PlmError::ConfigJson`] for invalid JSON; [`PlmError::UnsupportedModel`] for a missing
@@ -252,226 +300,76 @@ impl ModelConfig {
                 model_type: name.clone(),
                 path: path.clone(),
             })?;
-        let unsupported = |key: &str, value: String, reason: &str| PlmError::UnsupportedConfig {
-            key: key.into(),
-            value,
-            reason: reason.into(),
-            path: path.clone(),
-        };
-
-        let bert = Defaults {
-            vocab_size: 30522,
-            hidden_size: 768,
-            num_hidden_layers: 12,
-            num_attention_heads: 12,
-            intermediate_size: 3072,
-            type_vocab_size: 2,
-            pad_token_id: 0,
-            hidden_act: "gelu",
-        };
-        let d = match (model_type, name.as_str()) {
-            (ModelType::Roberta, "roberta") => Defaults {
-                vocab_size: 50265,
-                pad_token_id: 1,
-                ..bert
-            },
-            (ModelType::Roberta, _) => Defaults {
-                pad_token_id: 1,
-                ..bert
-            },
-            (ModelType::Albert, _) => Defaults {
-                vocab_size: 30000,
-                hidden_size: 4096,
-                num_attention_heads: 64,
-                intermediate_size: 16384,
-                hidden_act: "gelu_new",
-                ..bert
-            },
-            (ModelType::DistilBert, _) => Defaults {
-                num_hidden_layers: 6,
-                type_vocab_size: 0,
-                ..bert
-            },
-            // ElectraConfig's defaults are those of electra-small.
-            (ModelType::Electra, _) => Defaults {
-                hidden_size: 256,
-                num_attention_heads: 4,
-                intermediate_size: 1024,
-                ..bert
-            },
-            // DebertaV2Config's defaults are those of deberta-v2-xlarge.
-            (ModelType::DebertaV2, _) => Defaults {
-                vocab_size: 128100,
-                hidden_size: 1536,
-                num_hidden_layers: 24,
-                num_attention_heads: 24,
-                intermediate_size: 6144,
-                type_vocab_size: 0,
-                ..bert
-            },
-            (ModelType::ModernBert, _) => Defaults {
-                vocab_size: 50368,
-                intermediate_size: 1152,
-                num_hidden_layers: 22,
-                type_vocab_size: 0,
-                pad_token_id: 50283,
-                ..bert
-            },
-            (ModelType::Mpnet, _) => Defaults {
-                vocab_size: 30527,
-                type_vocab_size: 0,
-                pad_token_id: 1,
-                ..bert
-            },
-            (ModelType::Bert, _) => bert,
-        };
-
         if let Some(kind) = &raw.position_embedding_type {
             if kind != "absolute" {
-                return Err(unsupported(
+                return Err(unsupported_setting(
+                    &path,
                     "position_embedding_type",
                     format!("{kind:?}"),
                     "only \"absolute\" position embeddings are implemented",
                 ));
             }
         }
+        (model_type.architecture().config)(&raw, &name, text, &path)
+    }
 
-        let is_distil = model_type == ModelType::DistilBert;
-        let is_modernbert = model_type == ModelType::ModernBert;
-        if is_distil && raw.sinusoidal_pos_embds == Some(true) {
-            return Err(unsupported(
-                "sinusoidal_pos_embds",
-                "true".into(),
-                "only learned DistilBERT position embeddings are implemented",
-            ));
-        }
-        let (act_key, act_value) = if is_distil {
-            ("activation", raw.activation.clone())
-        } else if is_modernbert {
-            ("hidden_activation", raw.hidden_activation.clone())
-        } else {
-            ("hidden_act", raw.hidden_act.clone())
-        };
-        let hidden_act = match act_value {
-            None => Activation::from_name(d.hidden_act).expect("default activation"),
-            Some(serde_json::Value::String(s)) => Activation::from_name(&s).ok_or_else(|| {
-                unsupported(
-                    act_key,
-                    format!("{s:?}"),
-                    "supported activations are gelu, gelu_new (gelu_pytorch_tanh, gelu_fast), \
-                     relu, silu and quick_gelu",
-                )
-            })?,
-            Some(other) => {
-                return Err(unsupported(
-                    act_key,
-                    other.to_string(),
-                    "the activation must be named by a string",
-                ))
-            }
-        };
-
-        let pick = |bert_name: Option<i64>, distil_name: Option<i64>, default: i64| {
-            if is_distil {
-                distil_name.unwrap_or(default)
-            } else {
-                bert_name.unwrap_or(default)
-            }
-        };
-        let hidden_size = pick(raw.hidden_size, raw.dim, d.hidden_size);
-        let mut config = ModelConfig {
-            model_type,
-            model_type_name: name,
-            architectures: raw.architectures.unwrap_or_default(),
+    /// The configuration of `architecture` from the BERT family's keys of `raw` (`hidden_size`,
+    /// `num_hidden_layers`, ..., the activation under `activation`'s key), each absent key
+    /// taking its value in `defaults`; the embeddings as wide as the hidden states, one layer
+    /// group, not yet validated ([`ModelConfig::validated`]). An architecture adjusts what its
+    /// class does differently (ALBERT's factorised embeddings, DistilBERT's names, ...).
+    ///
+    /// # Errors
+    /// [`PlmError::UnsupportedConfig`] for an activation this crate does not implement.
+    pub(crate) fn bert_style(
+        architecture: &'static Architecture,
+        model_type_name: &str,
+        raw: &RawConfig,
+        defaults: &ClassDefaults,
+        activation: (&str, Option<&serde_json::Value>),
+        path: &Path,
+    ) -> Result<Self, PlmError> {
+        let d = defaults;
+        let hidden_act = activation_of(activation, d.hidden_act, path)?;
+        let hidden_size = raw.hidden_size.unwrap_or(d.hidden_size);
+        Ok(ModelConfig {
+            model_type: ModelType(architecture),
+            model_type_name: model_type_name.to_owned(),
+            architectures: raw.architectures.clone().unwrap_or_default(),
             vocab_size: raw.vocab_size.unwrap_or(d.vocab_size),
             hidden_size,
-            num_hidden_layers: pick(raw.num_hidden_layers, raw.n_layers, d.num_hidden_layers),
-            num_attention_heads: pick(raw.num_attention_heads, raw.n_heads, d.num_attention_heads),
-            intermediate_size: pick(raw.intermediate_size, raw.hidden_dim, d.intermediate_size),
-            max_position_embeddings: raw.max_position_embeddings.unwrap_or(if is_modernbert {
-                8192
-            } else {
-                512
-            }),
-            // DistilBERT and MPNet have no token-type embeddings.
-            type_vocab_size: if is_distil || model_type == ModelType::Mpnet {
-                0
-            } else {
-                raw.type_vocab_size.unwrap_or(d.type_vocab_size)
-            },
-            layer_norm_eps: if is_distil {
-                1e-12
-            } else if is_modernbert {
-                raw.norm_eps.unwrap_or(1e-5)
-            } else {
-                raw.layer_norm_eps
-                    .unwrap_or(if model_type == ModelType::DebertaV2 {
-                        1e-7
-                    } else {
-                        1e-12
-                    })
-            },
+            num_hidden_layers: raw.num_hidden_layers.unwrap_or(d.num_hidden_layers),
+            num_attention_heads: raw.num_attention_heads.unwrap_or(d.num_attention_heads),
+            intermediate_size: raw.intermediate_size.unwrap_or(d.intermediate_size),
+            max_position_embeddings: raw
+                .max_position_embeddings
+                .unwrap_or(d.max_position_embeddings),
+            type_vocab_size: raw.type_vocab_size.unwrap_or(d.type_vocab_size),
+            layer_norm_eps: raw.layer_norm_eps.unwrap_or(d.layer_norm_eps),
             pad_token_id: raw.pad_token_id.unwrap_or(d.pad_token_id),
             hidden_act,
-            embedding_size: if matches!(model_type, ModelType::Albert | ModelType::Electra) {
-                raw.embedding_size.unwrap_or(128)
-            } else if model_type == ModelType::DebertaV2 {
-                raw.embedding_size.unwrap_or(hidden_size)
-            } else {
-                hidden_size
-            },
-            num_hidden_groups: if model_type == ModelType::Albert {
-                raw.num_hidden_groups.unwrap_or(1)
-            } else {
-                1
-            },
-            inner_group_num: if model_type == ModelType::Albert {
-                raw.inner_group_num.unwrap_or(1)
-            } else {
-                1
-            },
+            embedding_size: hidden_size,
+            num_hidden_groups: 1,
+            inner_group_num: 1,
             tie_word_embeddings: raw.tie_word_embeddings.unwrap_or(true),
-            // Class defaults: AlbertConfig and ModernBertConfig 0, the others 0.1.
-            hidden_dropout_prob: if is_distil {
-                raw.dropout.unwrap_or(0.1)
-            } else if is_modernbert {
-                raw.mlp_dropout.unwrap_or(0.0)
-            } else {
-                raw.hidden_dropout_prob
-                    .unwrap_or(if model_type == ModelType::Albert {
-                        0.0
-                    } else {
-                        0.1
-                    })
-            },
-            attention_probs_dropout_prob: if is_distil || is_modernbert {
-                raw.attention_dropout
-                    .unwrap_or(if is_distil { 0.1 } else { 0.0 })
-            } else {
-                raw.attention_probs_dropout_prob
-                    .unwrap_or(if model_type == ModelType::Albert {
-                        0.0
-                    } else {
-                        0.1
-                    })
-            },
+            hidden_dropout_prob: raw.hidden_dropout_prob.unwrap_or(d.hidden_dropout),
+            attention_probs_dropout_prob: raw
+                .attention_probs_dropout_prob
+                .unwrap_or(d.attention_dropout),
             modernbert: None,
             deberta: None,
             mpnet: None,
-        };
-        config.validate(&path)?;
-        if is_modernbert {
-            config.modernbert = Some(crate::model::ModernBertOptions::from_json_str(
-                text, &config, &path,
-            )?);
-        }
-        if model_type == ModelType::Mpnet {
-            config.mpnet = Some(crate::model::MpnetOptions::from_json_str(text, &path)?);
-        }
-        if model_type == ModelType::DebertaV2 {
-            config.deberta = Some(DebertaOptions::from_json_str(text, &config, &path)?);
-        }
-        Ok(config)
+        })
+    }
+
+    /// `self` once its sizes are checked (positive, the heads dividing the hidden size, the
+    /// padding id in the vocabulary, room for a token after the position offset).
+    ///
+    /// # Errors
+    /// [`PlmError::UnsupportedConfig`] naming the first size that is not usable.
+    pub(crate) fn validated(self, path: &Path) -> Result<Self, PlmError> {
+        self.validate(path)?;
+        Ok(self)
     }
 
     fn validate(&self, path: &Path) -> Result<(), PlmError> {
@@ -525,12 +423,7 @@ impl ModelConfig {
     /// start after the padding index, `create_position_ids_from_input_ids` in `transformers`),
     /// 2 for MPNet (the same rule with its padding index fixed at 1), 0 otherwise.
     pub fn position_offset(&self) -> i64 {
-        match self.model_type {
-            ModelType::Roberta => self.pad_token_id + 1,
-            // `MPNetEmbeddings` fixes its padding index at 1, whatever `pad_token_id` says.
-            ModelType::Mpnet => crate::model::MPNET_PADDING_IDX + 1,
-            _ => 0,
-        }
+        (self.model_type.architecture().position_offset)(self)
     }
 
     /// The longest sequence, special tokens included, the model accepts:
@@ -589,4 +482,57 @@ pub(crate) fn require_positive(path: &Path, sizes: &[(&str, i64)]) -> Result<(),
         Some(&(key, value)) => Err(unsupported_size(path, key, value, "must be positive")),
         None => Ok(()),
     }
+}
+
+/// [`PlmError::UnsupportedConfig`] for `key` = `value` of the `config.json` at `path`.
+pub(crate) fn unsupported_setting(path: &Path, key: &str, value: String, reason: &str) -> PlmError {
+    PlmError::UnsupportedConfig {
+        key: key.into(),
+        value,
+        reason: reason.into(),
+        path: path.to_path_buf(),
+    }
+}
+
+/// The activation `config.json` names under `key` (`value`), or `default` when absent.
+fn activation_of(
+    (key, value): (&str, Option<&serde_json::Value>),
+    default: &str,
+    path: &Path,
+) -> Result<Activation, PlmError> {
+    match value {
+        None => Ok(Activation::from_name(default).expect("default activation")),
+        Some(serde_json::Value::String(s)) => Activation::from_name(s).ok_or_else(|| {
+            unsupported_setting(
+                path,
+                key,
+                format!("{s:?}"),
+                "supported activations are gelu, gelu_new (gelu_pytorch_tanh, gelu_fast), \
+                 relu, silu and quick_gelu",
+            )
+        }),
+        Some(other) => Err(unsupported_setting(
+            path,
+            key,
+            other.to_string(),
+            "the activation must be named by a string",
+        )),
+    }
+}
+
+/// Every `model_type` this crate reads, for messages: the masked architectures as registered
+/// (each as its [`Architecture::listed_as`] says), then the causal families.
+pub(crate) fn supported_model_types() -> String {
+    let masked: Vec<&str> = crate::model::ARCHITECTURES
+        .iter()
+        .map(|a| a.listed_as)
+        .collect();
+    let masked = match masked.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => masked.join(""),
+    };
+    format!(
+        "{masked} (masked LMs); {} (causal LMs)",
+        crate::causal::CausalType::supported_list()
+    )
 }

@@ -1,6 +1,6 @@
 //! The floating-point work of scoring, for throughput figures (`bias bench`).
 
-use crate::{EngineStats, ModelConfig, ModelType};
+use crate::{EngineStats, ModelConfig};
 
 /// Multiply-adds of the work counted in `stats` on a model of `config`: one encoder pass over
 /// every padded token, plus the MLM head at every projected position — the floating-point
@@ -17,7 +17,7 @@ pub fn multiply_adds(config: &ModelConfig, stats: &EngineStats) -> f64 {
     let padded = stats.padded_tokens as f64;
     let width = padded / stats.sequences.max(1) as f64;
     let encoder = padded * l * (4.0 * h * h + 2.0 * h * i + 2.0 * width * h);
-    let head_width = if matches!(config.model_type, ModelType::Albert | ModelType::Electra) {
+    let head_width = if config.model_type.architecture().factorised_head {
         config.embedding_size.max(1) as f64
     } else {
         h

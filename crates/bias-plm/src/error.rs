@@ -54,11 +54,9 @@ pub enum PlmError {
     },
     /// The `model_type` of a `config.json` is not one this crate implements.
     #[error(
-        "unsupported model_type {model_type:?} in {}: supported are bert, roberta \
-         (also xlm-roberta, camembert), albert, distilbert, electra, mpnet, deberta-v2 \
-         (also DeBERTa-v3) and modernbert (masked LMs); gpt2, llama, mistral and qwen2 \
-         (causal LMs)",
-        path.display()
+        "unsupported model_type {model_type:?} in {}: supported are {}",
+        path.display(),
+        crate::config::supported_model_types()
     )]
     UnsupportedModel {
         /// The `model_type` found.

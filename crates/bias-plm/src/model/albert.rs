@@ -9,6 +9,39 @@ use super::layers::{
     TransformerBlock, Weights,
 };
 use crate::{ModelConfig, PlmError};
+use super::registry::Architecture;
+use crate::config::ClassDefaults;
+
+/// ALBERT in the registry: `AlbertConfig`'s defaults (xxlarge's sizes, `gelu_new`, no
+/// dropout), factorised embeddings of `embedding_size` (128) and shared layer groups.
+pub(crate) static ARCHITECTURE: Architecture = Architecture {
+    model_types: &["albert"],
+    listed_as: "albert",
+    base_prefix: "albert",
+    embeddings_probe: "embeddings.word_embeddings.weight",
+    config: |raw, name, _, path| {
+        let defaults = ClassDefaults {
+            vocab_size: 30000,
+            hidden_size: 4096,
+            num_attention_heads: 64,
+            intermediate_size: 16384,
+            hidden_act: "gelu_new",
+            hidden_dropout: 0.0,
+            attention_dropout: 0.0,
+            ..ClassDefaults::BERT
+        };
+        let activation = ("hidden_act", raw.hidden_act.as_ref());
+        let mut config =
+            ModelConfig::bert_style(&ARCHITECTURE, name, raw, &defaults, activation, path)?;
+        config.embedding_size = raw.embedding_size.unwrap_or(128);
+        config.num_hidden_groups = raw.num_hidden_groups.unwrap_or(1);
+        config.inner_group_num = raw.inner_group_num.unwrap_or(1);
+        config.validated(path)
+    },
+    position_offset: super::no_offset,
+    factorised_head: true,
+    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
+};
 
 /// Parameter names of an `AlbertLayer`.
 const BLOCK: BlockNames = BlockNames {

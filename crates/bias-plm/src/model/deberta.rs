@@ -54,6 +54,40 @@ use super::layers::{activate, finfo_min, Dropout, HeadNames, LayerNorm, Linear, 
 use super::Backbone;
 use crate::config::Activation;
 use crate::{EncodeRequest, EncoderOutput, ModelConfig, PlmError};
+use super::registry::Architecture;
+use crate::config::ClassDefaults;
+
+/// DeBERTa-v2 (and -v3) in the registry: `DebertaV2Config`'s defaults (deberta-v2-xlarge's
+/// sizes, epsilon 1e-7, no token types), embeddings of `embedding_size` (the hidden size by
+/// default), and its options ([`DebertaOptions`]).
+pub(crate) static ARCHITECTURE: Architecture = Architecture {
+    model_types: &["deberta-v2"],
+    listed_as: "deberta-v2 (also DeBERTa-v3)",
+    base_prefix: "deberta",
+    embeddings_probe: "embeddings.word_embeddings.weight",
+    config: |raw, name, text, path| {
+        let defaults = ClassDefaults {
+            vocab_size: 128100,
+            hidden_size: 1536,
+            num_hidden_layers: 24,
+            num_attention_heads: 24,
+            intermediate_size: 6144,
+            type_vocab_size: 0,
+            layer_norm_eps: 1e-7,
+            ..ClassDefaults::BERT
+        };
+        let activation = ("hidden_act", raw.hidden_act.as_ref());
+        let mut config =
+            ModelConfig::bert_style(&ARCHITECTURE, name, raw, &defaults, activation, path)?;
+        config.embedding_size = raw.embedding_size.unwrap_or(config.hidden_size);
+        let mut config = config.validated(path)?;
+        config.deberta = Some(DebertaOptions::from_json_str(text, &config, path)?);
+        Ok(config)
+    },
+    position_offset: super::no_offset,
+    factorised_head: false,
+    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
+};
 
 /// The DeBERTa-v2 settings of a `config.json`, with `transformers`' defaults
 /// (`DebertaV2Config`, and the `getattr` defaults of `modeling_deberta_v2.py` for the keys the

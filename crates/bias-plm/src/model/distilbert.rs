@@ -9,6 +9,51 @@ use super::layers::{
     Weights,
 };
 use crate::{ModelConfig, PlmError};
+use super::registry::Architecture;
+use crate::config::ClassDefaults;
+use crate::config::RawConfig;
+
+/// DistilBERT in the registry: `DistilBertConfig`'s names (`dim`, `n_layers`, `n_heads`,
+/// `hidden_dim`, `activation`, `dropout`, `attention_dropout`) and defaults (6 layers), no token
+/// types, layer-norm epsilon fixed at 1e-12 as `transformers` fixes it, learned positions only.
+pub(crate) static ARCHITECTURE: Architecture = Architecture {
+    model_types: &["distilbert"],
+    listed_as: "distilbert",
+    base_prefix: "distilbert",
+    embeddings_probe: "embeddings.word_embeddings.weight",
+    config: |raw, name, _, path| {
+        if raw.sinusoidal_pos_embds == Some(true) {
+            return Err(crate::config::unsupported_setting(
+                path,
+                "sinusoidal_pos_embds",
+                "true".into(),
+                "only learned DistilBERT position embeddings are implemented",
+            ));
+        }
+        let renamed = RawConfig {
+            hidden_size: raw.dim,
+            num_hidden_layers: raw.n_layers,
+            num_attention_heads: raw.n_heads,
+            intermediate_size: raw.hidden_dim,
+            hidden_dropout_prob: raw.dropout,
+            attention_probs_dropout_prob: raw.attention_dropout,
+            ..raw.clone()
+        };
+        let defaults = ClassDefaults {
+            num_hidden_layers: 6,
+            ..ClassDefaults::BERT
+        };
+        let activation = ("activation", raw.activation.as_ref());
+        let mut config =
+            ModelConfig::bert_style(&ARCHITECTURE, name, &renamed, &defaults, activation, path)?;
+        config.type_vocab_size = 0;
+        config.layer_norm_eps = 1e-12;
+        config.validated(path)
+    },
+    position_offset: super::no_offset,
+    factorised_head: false,
+    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
+};
 
 /// Parameter names of a DistilBERT `TransformerBlock`.
 const BLOCK: BlockNames = BlockNames {

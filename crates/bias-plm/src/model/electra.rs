@@ -20,6 +20,33 @@ use super::layers::{
 };
 use crate::config::Activation;
 use crate::{ModelConfig, PlmError};
+use super::registry::Architecture;
+use crate::config::ClassDefaults;
+
+/// ELECTRA (the generator) in the registry: `ElectraConfig`'s defaults (electra-small's sizes)
+/// and factorised embeddings of `embedding_size` (128).
+pub(crate) static ARCHITECTURE: Architecture = Architecture {
+    model_types: &["electra"],
+    listed_as: "electra",
+    base_prefix: "electra",
+    embeddings_probe: "embeddings.word_embeddings.weight",
+    config: |raw, name, _, path| {
+        let defaults = ClassDefaults {
+            hidden_size: 256,
+            num_attention_heads: 4,
+            intermediate_size: 1024,
+            ..ClassDefaults::BERT
+        };
+        let activation = ("hidden_act", raw.hidden_act.as_ref());
+        let mut config =
+            ModelConfig::bert_style(&ARCHITECTURE, name, raw, &defaults, activation, path)?;
+        config.embedding_size = raw.embedding_size.unwrap_or(128);
+        config.validated(path)
+    },
+    position_offset: super::no_offset,
+    factorised_head: true,
+    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
+};
 
 /// Parameter names of `ElectraGeneratorPredictions` + `generator_lm_head`.
 const HEAD: HeadNames = HeadNames {

@@ -9,25 +9,32 @@ use std::path::{Path, PathBuf};
 
 use tch::{Device, Kind, Tensor};
 
-use crate::config::ModelType;
 use crate::{DeviceSpec, ModelConfig, PlmError};
 
-mod albert;
-mod bert;
-mod deberta;
-mod distilbert;
-mod electra;
 mod layers;
-mod modernbert;
-mod mpnet;
-mod roberta;
+mod registry;
+
+pub(crate) use registry::Architecture;
+pub(crate) use registry::{find as find_architecture, no_offset, Loaded};
+
+/// Declares each architecture's module (`model/<name>.rs`, which defines its
+/// `pub(crate) static ARCHITECTURE`) and lists them in [`ARCHITECTURES`].
+macro_rules! architectures {
+    ($($module:ident),+ $(,)?) => {
+        $(pub(crate) mod $module;)+
+        /// Every masked-LM architecture, in the order messages list them.
+        pub(crate) static ARCHITECTURES: &[&Architecture] = &[$(&$module::ARCHITECTURE),+];
+    };
+}
+
+// The registry: one name per architecture (`docs/architecture.md`: adding one).
+architectures![bert, roberta, albert, distilbert, electra, mpnet, deberta, modernbert];
 
 pub use deberta::DebertaOptions;
 pub(crate) use layers::{activate, finfo_min, Dropout, LayerNorm, Linear, Weights};
 use layers::{Encoder, MlmHead};
 pub use modernbert::ModernBertOptions;
 pub use mpnet::MpnetOptions;
-pub(crate) use mpnet::PADDING_IDX as MPNET_PADDING_IDX;
 
 /// What the encoder returns for a batch `[batch, length]`.
 #[derive(Debug)]
@@ -73,10 +80,8 @@ impl Backbone for Encoder {
     }
 }
 
-/// Boxes the encoder an architecture's `load` returns.
-fn boxed<B: Backbone + 'static>(
-    (encoder, head): (B, Option<MlmHead>),
-) -> (Box<dyn Backbone>, Option<MlmHead>) {
+/// Boxes the encoder an architecture's `load` returns (for its [`Architecture::load`]).
+pub(crate) fn boxed<B: Backbone + 'static>((encoder, head): (B, Option<MlmHead>)) -> Loaded {
     (Box::new(encoder), head)
 }
 
@@ -204,16 +209,8 @@ impl PlmModel {
         with_head: bool,
     ) -> Result<Self, PlmError> {
         let base = Self::base_prefix_in(&config, weights)?;
-        let (encoder, head) = match config.model_type {
-            ModelType::Bert => boxed(bert::load(weights, &config, &base, with_head)?),
-            ModelType::Roberta => boxed(roberta::load(weights, &config, &base, with_head)?),
-            ModelType::Albert => boxed(albert::load(weights, &config, &base, with_head)?),
-            ModelType::DistilBert => boxed(distilbert::load(weights, &config, &base, with_head)?),
-            ModelType::ModernBert => boxed(modernbert::load(weights, &config, &base, with_head)?),
-            ModelType::DebertaV2 => boxed(deberta::load(weights, &config, &base, with_head)?),
-            ModelType::Electra => boxed(electra::load(weights, &config, &base, with_head)?),
-            ModelType::Mpnet => boxed(mpnet::load(weights, &config, &base, with_head)?),
-        };
+        let load = config.model_type.architecture().load;
+        let (encoder, head) = load(weights, &config, &base, with_head)?;
         Ok(PlmModel {
             config,
             encoder,
@@ -231,10 +228,7 @@ impl PlmModel {
         weights: &Weights,
     ) -> Result<String, PlmError> {
         let prefixed = format!("{}.", config.model_type.base_prefix());
-        let probe = match config.model_type {
-            ModelType::ModernBert => "embeddings.tok_embeddings.weight",
-            _ => "embeddings.word_embeddings.weight",
-        };
+        let probe = config.model_type.architecture().embeddings_probe;
         if weights.contains(&format!("{prefixed}{probe}")) {
             Ok(prefixed)
         } else if weights.contains(probe) {

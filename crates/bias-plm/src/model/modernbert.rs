@@ -34,6 +34,47 @@ use super::layers::{activate, finfo_min, LayerNorm, Linear, MlmHead, Weights};
 use super::Dropout;
 use crate::config::Activation;
 use crate::{EncodeRequest, EncoderOutput, ModelConfig, PlmError};
+use super::registry::Architecture;
+use crate::config::ClassDefaults;
+
+/// ModernBERT in the registry: `ModernBertConfig`'s names (`hidden_activation`, `norm_eps`,
+/// `mlp_dropout`, `attention_dropout`) and defaults (8192 positions, no dropout), and its
+/// options ([`ModernBertOptions`]).
+pub(crate) static ARCHITECTURE: Architecture = Architecture {
+    model_types: &["modernbert"],
+    listed_as: "modernbert",
+    base_prefix: "model",
+    embeddings_probe: "embeddings.tok_embeddings.weight",
+    config: |raw, name, text, path| {
+        let renamed = crate::config::RawConfig {
+            layer_norm_eps: raw.norm_eps,
+            hidden_dropout_prob: raw.mlp_dropout,
+            attention_probs_dropout_prob: raw.attention_dropout,
+            ..raw.clone()
+        };
+        let defaults = ClassDefaults {
+            vocab_size: 50368,
+            intermediate_size: 1152,
+            num_hidden_layers: 22,
+            type_vocab_size: 0,
+            pad_token_id: 50283,
+            max_position_embeddings: 8192,
+            layer_norm_eps: 1e-5,
+            hidden_dropout: 0.0,
+            attention_dropout: 0.0,
+            ..ClassDefaults::BERT
+        };
+        let activation = ("hidden_activation", raw.hidden_activation.as_ref());
+        let mut config =
+            ModelConfig::bert_style(&ARCHITECTURE, name, &renamed, &defaults, activation, path)?
+                .validated(path)?;
+        config.modernbert = Some(ModernBertOptions::from_json_str(text, &config, path)?);
+        Ok(config)
+    },
+    position_offset: super::no_offset,
+    factorised_head: false,
+    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
+};
 
 /// The settings of a ModernBERT `config.json` that [`ModelConfig`]'s common fields do not hold,
 /// with `ModernBertConfig`'s defaults filled in (`transformers` 5.23; the names of older files

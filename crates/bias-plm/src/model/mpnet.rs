@@ -27,6 +27,35 @@ use super::layers::{
 use super::Backbone;
 use crate::config::Activation;
 use crate::{EncodeRequest, EncoderOutput, ModelConfig, PlmError};
+use super::registry::Architecture;
+use crate::config::ClassDefaults;
+
+/// MPNet in the registry: `MPNetConfig`'s defaults, no token types, position ids after its
+/// fixed padding index, and its options ([`MpnetOptions`]).
+pub(crate) static ARCHITECTURE: Architecture = Architecture {
+    model_types: &["mpnet"],
+    listed_as: "mpnet",
+    base_prefix: "mpnet",
+    embeddings_probe: "embeddings.word_embeddings.weight",
+    config: |raw, name, text, path| {
+        let defaults = ClassDefaults {
+            vocab_size: 30527,
+            pad_token_id: 1,
+            ..ClassDefaults::BERT
+        };
+        let activation = ("hidden_act", raw.hidden_act.as_ref());
+        let mut config =
+            ModelConfig::bert_style(&ARCHITECTURE, name, raw, &defaults, activation, path)?;
+        config.type_vocab_size = 0;
+        let mut config = config.validated(path)?;
+        config.mpnet = Some(MpnetOptions::from_json_str(text, path)?);
+        Ok(config)
+    },
+    // `MPNetEmbeddings` fixes its padding index at 1, whatever `pad_token_id` says.
+    position_offset: |_| PADDING_IDX + 1,
+    factorised_head: false,
+    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
+};
 
 /// Buckets `MPNetEncoder.compute_position_bias` uses (its `num_buckets` default).
 const BUCKETS: i64 = 32;

@@ -1,0 +1,75 @@
+//! The masked-LM architectures this crate loads, one entry each.
+//!
+//! An architecture lives in one file of `model/` that holds its layers, its `transformers`
+//! parameter names, and its [`Architecture`]: the `model_type` names of its `config.json`, how
+//! that file maps onto [`ModelConfig`] with its configuration class's defaults, and how its
+//! weights load. The `architectures!` line of `model/mod.rs` declares its module and registers
+//! it in [`super::ARCHITECTURES`]; nothing else dispatches on the architecture. Adding one (see
+//! `docs/architecture.md`): a file `model/<name>.rs` with its `pub(crate) static ARCHITECTURE`,
+//! and its name in that line.
+
+use std::path::Path;
+
+use super::layers::{MlmHead, Weights};
+use super::Backbone;
+use crate::config::RawConfig;
+use crate::{ModelConfig, PlmError};
+
+/// What the loader builds from an architecture's weights: its encoder stack and, when asked
+/// for, its MLM head.
+pub(crate) type Loaded = (Box<dyn Backbone>, Option<MlmHead>);
+
+/// Everything the loader knows about one masked-LM architecture.
+pub(crate) struct Architecture {
+    /// The `model_type` values of `config.json` it reads, the first naming the architecture
+    /// (RoBERTa's layout also serves `xlm-roberta` and `camembert`).
+    pub(crate) model_types: &'static [&'static str],
+    /// How the message of an unknown `model_type` lists it (`roberta (also xlm-roberta,
+    /// camembert)`).
+    pub(crate) listed_as: &'static str,
+    /// The attribute name `transformers` gives the base model inside `*ForMaskedLM`, which
+    /// prefixes every encoder parameter (`bert.`, `roberta.`, ...).
+    pub(crate) base_prefix: &'static str,
+    /// The word-embedding parameter (under the base prefix or not) whose presence tells a
+    /// `*ForMaskedLM` checkpoint from a bare encoder.
+    pub(crate) embeddings_probe: &'static str,
+    /// The configuration: `config.json`'s keys with the configuration class's defaults
+    /// (`model_type`, the name as written; `text`, the whole file, for options of its own).
+    pub(crate) config: fn(
+        raw: &RawConfig,
+        model_type: &str,
+        text: &str,
+        path: &Path,
+    ) -> Result<ModelConfig, PlmError>,
+    /// The first position id (`pad_token_id + 1` for RoBERTa, 0 for BERT).
+    pub(crate) position_offset: fn(&ModelConfig) -> i64,
+    /// The MLM head projects from `embedding_size` rather than `hidden_size` (ALBERT's and
+    /// ELECTRA's factorised embeddings), for the cost estimate.
+    pub(crate) factorised_head: bool,
+    /// Builds the encoder (and, if asked, the head) from weights read under the base prefix.
+    pub(crate) load: fn(
+        weights: &Weights,
+        config: &ModelConfig,
+        base: &str,
+        with_head: bool,
+    ) -> Result<Loaded, PlmError>,
+}
+
+impl std::fmt::Debug for Architecture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.model_types[0])
+    }
+}
+
+/// Position ids from 0 (BERT and most architectures).
+pub(crate) fn no_offset(_: &ModelConfig) -> i64 {
+    0
+}
+
+/// The architecture whose `config.json` names `model_type`, if any.
+pub(crate) fn find(model_type: &str) -> Option<&'static Architecture> {
+    super::ARCHITECTURES
+        .iter()
+        .copied()
+        .find(|a| a.model_types.contains(&model_type))
+}
