@@ -75,6 +75,9 @@ impl LmScorer for CausalScorer<'_> {
 /// ```
 #[derive(Debug)]
 #[non_exhaustive]
+// One value per loaded model: the size difference of the variants costs nothing, and boxing
+// would change every `LanguageModel::Masked(m)` pattern.
+#[allow(clippy::large_enum_variant)]
 pub enum LanguageModel {
     /// BERT, RoBERTa, ALBERT, DistilBERT and the other masked LMs of [`crate::ModelType`],
     /// scored by the pseudo-log-likelihood scorers of [`ScorerKind`].

@@ -86,6 +86,8 @@ pub struct StudiedCausal {
 
 /// Either a masked or a causal LM under study, for a list that mixes them: a
 /// [`DatasetScorer`], and a [`TokenPredictor`] where it is masked ([`MaybeTokenPredictor`]).
+// One value per model under study: the size difference of the variants costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum StudiedLm {
     /// A masked LM.
     Masked(StudiedMlm),

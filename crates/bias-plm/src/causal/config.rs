@@ -9,59 +9,79 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::registry::CausalArchitecture;
 use crate::config::{read_config_json, require_positive, unsupported_size};
 use crate::{Activation, PlmError};
 
-/// The architecture family a causal `config.json` names in `model_type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum CausalType {
+/// The family a causal `config.json` names in `model_type`: one of the causal-LM families
+/// registered in `causal/mod.rs` (each defined, config and weights, in its own file there).
+#[derive(Clone, Copy)]
+pub struct CausalType(&'static CausalArchitecture);
+
+#[allow(non_upper_case_globals)]
+impl CausalType {
     /// `gpt2` (`GPT2LMHeadModel`; Radford et al. 2019, "Language Models are Unsupervised
     /// Multitask Learners"): learned absolute positions, pre-layer-norm blocks, `Conv1D` weights
     /// stored `[in, out]`, the LM head tied to the token embeddings.
-    Gpt2,
+    pub const Gpt2: CausalType = CausalType(&super::gpt2::ARCHITECTURE);
     /// `llama` (`LlamaForCausalLM`; Touvron et al. 2023, "LLaMA: Open and Efficient Foundation
     /// Language Models", and Llama 2/3): rotary positions (Su et al. 2021), RMSNorm, SwiGLU MLP,
     /// grouped-query attention (`num_key_value_heads`; Ainslie et al. 2023).
-    Llama,
+    pub const Llama: CausalType = CausalType(&super::llama::ARCHITECTURE);
     /// `mistral` (`MistralForCausalLM`; Jiang et al. 2023, "Mistral 7B"): Llama's blocks with
     /// sliding-window attention (`sliding_window`) and no biases.
-    Mistral,
+    pub const Mistral: CausalType = CausalType(&super::mistral::ARCHITECTURE);
     /// `qwen2` (`Qwen2ForCausalLM`; Yang et al. 2024, "Qwen2 Technical Report"): Llama's blocks
     /// with biases on the query, key and value projections.
-    Qwen2,
-}
+    pub const Qwen2: CausalType = CausalType(&super::qwen2::ARCHITECTURE);
 
-impl CausalType {
-    /// Every causal family, in the order error messages list them.
-    pub const ALL: [CausalType; 4] = [
-        CausalType::Gpt2,
-        CausalType::Llama,
-        CausalType::Mistral,
-        CausalType::Qwen2,
-    ];
+    /// Every registered causal family, in the order messages list them.
+    pub fn all() -> Vec<CausalType> {
+        super::ARCHITECTURES.iter().map(|a| CausalType(a)).collect()
+    }
 
     /// Maps a `model_type` string to the family, or `None` when it is not a causal LM this crate
     /// implements.
     pub fn from_model_type(name: &str) -> Option<Self> {
-        CausalType::ALL.into_iter().find(|t| t.name() == name)
+        super::registry::find(name).map(CausalType)
     }
 
     /// The `model_type` string.
     pub fn name(self) -> &'static str {
-        match self {
-            CausalType::Gpt2 => "gpt2",
-            CausalType::Llama => "llama",
-            CausalType::Mistral => "mistral",
-            CausalType::Qwen2 => "qwen2",
-        }
+        self.0.model_type
     }
 
     /// `gpt2, llama, mistral and qwen2`, for messages.
     pub fn supported_list() -> String {
-        let names: Vec<&str> = CausalType::ALL.iter().map(|t| t.name()).collect();
-        let (last, rest) = names.split_last().expect("non-empty");
-        format!("{} and {last}", rest.join(", "))
+        let names: Vec<&str> = super::ARCHITECTURES.iter().map(|a| a.model_type).collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => names.join(""),
+        }
+    }
+
+    pub(crate) fn architecture(self) -> &'static CausalArchitecture {
+        self.0
+    }
+}
+
+impl PartialEq for CausalType {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for CausalType {}
+
+impl std::hash::Hash for CausalType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name().hash(state);
+    }
+}
+
+impl std::fmt::Debug for CausalType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CausalType({:?})", self.name())
     }
 }
 
@@ -184,10 +204,7 @@ impl CausalConfig {
             value: &raw,
             path: &path,
         };
-        let config = match model_type {
-            CausalType::Gpt2 => r.gpt2()?,
-            _ => r.llama(model_type)?,
-        };
+        let config = (model_type.architecture().config)(&r)?;
         config.validate(&path)?;
         Ok(config)
     }
@@ -207,7 +224,8 @@ impl CausalConfig {
                 ("max_position_embeddings", self.max_position_embeddings),
             ],
         )?;
-        if self.model_type == CausalType::Gpt2 && self.hidden_size % self.num_attention_heads != 0 {
+        let rotary = self.model_type.architecture().rotary;
+        if !rotary && self.hidden_size % self.num_attention_heads != 0 {
             return Err(bad(
                 "n_head",
                 self.num_attention_heads,
@@ -221,7 +239,7 @@ impl CausalConfig {
                 "must divide num_attention_heads",
             ));
         }
-        if self.model_type != CausalType::Gpt2 && self.head_dim % 2 != 0 {
+        if rotary && self.head_dim % 2 != 0 {
             return Err(bad(
                 "head_dim",
                 self.head_dim,
@@ -246,18 +264,65 @@ impl CausalConfig {
     }
 }
 
-/// The parsed JSON with typed accessors that name the key in errors.
-struct Raw<'a> {
-    value: &'a Value,
+/// Reads a family's biases ([`LlamaFamily::biases`]).
+pub(crate) type BiasesFn = fn(&Raw<'_>) -> Result<(bool, bool, bool), PlmError>;
+
+/// Reads a family's sliding windows ([`LlamaFamily::sliding_windows`]).
+pub(crate) type SlidingWindowsFn = fn(&Raw<'_>, i64) -> Result<Vec<Option<i64>>, PlmError>;
+
+/// What a Llama-family configuration class (`LlamaConfig`, `MistralConfig`, `Qwen2Config`, ...)
+/// does: its defaults, its biases and its sliding windows ([`Raw::llama_style`]).
+pub(crate) struct LlamaFamily {
+    pub(crate) vocab_size: i64,
+    pub(crate) hidden_size: i64,
+    pub(crate) intermediate_size: i64,
+    pub(crate) num_hidden_layers: i64,
+    pub(crate) num_attention_heads: i64,
+    /// `None`: as many as the attention heads.
+    pub(crate) num_key_value_heads: Option<i64>,
+    pub(crate) max_position_embeddings: i64,
+    pub(crate) rms_norm_eps: f64,
+    pub(crate) bos_token_id: Option<i64>,
+    pub(crate) eos_token_id: Option<i64>,
+    /// Biases on (the query, key and value projections; the attention output; the MLP).
+    pub(crate) biases: BiasesFn,
+    /// Per layer, the sliding attention window or `None` (the number of layers given).
+    pub(crate) sliding_windows: SlidingWindowsFn,
+}
+
+/// `LlamaConfig`'s defaults (Llama 7B): no biases unless `attention_bias` / `mlp_bias`, full
+/// attention.
+pub(crate) const LLAMA: LlamaFamily = LlamaFamily {
+    vocab_size: 32000,
+    hidden_size: 4096,
+    intermediate_size: 11008,
+    num_hidden_layers: 32,
+    num_attention_heads: 32,
+    num_key_value_heads: None,
+    max_position_embeddings: 2048,
+    rms_norm_eps: 1e-6,
+    bos_token_id: Some(1),
+    eos_token_id: Some(2),
+    biases: |raw| {
+        let a = raw.boolean("attention_bias")?.unwrap_or(false);
+        Ok((a, a, raw.boolean("mlp_bias")?.unwrap_or(false)))
+    },
+    sliding_windows: |_, layers| Ok(vec![None; layers.max(0) as usize]),
+};
+
+/// The parsed `config.json` with typed accessors that name the key in errors: what a family's
+/// [`CausalArchitecture::config`] reads.
+pub(crate) struct Raw<'a> {
+    pub(crate) value: &'a Value,
     path: &'a PathBuf,
 }
 
 impl Raw<'_> {
-    fn get(&self, key: &str) -> Option<&Value> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
         self.value.get(key).filter(|v| !v.is_null())
     }
 
-    fn unsupported(&self, key: &str, value: String, reason: &str) -> PlmError {
+    pub(crate) fn unsupported(&self, key: &str, value: String, reason: &str) -> PlmError {
         PlmError::UnsupportedConfig {
             key: key.into(),
             value,
@@ -266,7 +331,7 @@ impl Raw<'_> {
         }
     }
 
-    fn int(&self, key: &str) -> Result<Option<i64>, PlmError> {
+    pub(crate) fn int(&self, key: &str) -> Result<Option<i64>, PlmError> {
         match self.get(key) {
             None => Ok(None),
             Some(v) => v
@@ -276,7 +341,7 @@ impl Raw<'_> {
         }
     }
 
-    fn float(&self, key: &str) -> Result<Option<f64>, PlmError> {
+    pub(crate) fn float(&self, key: &str) -> Result<Option<f64>, PlmError> {
         match self.get(key) {
             None => Ok(None),
             Some(v) => v
@@ -286,7 +351,7 @@ impl Raw<'_> {
         }
     }
 
-    fn boolean(&self, key: &str) -> Result<Option<bool>, PlmError> {
+    pub(crate) fn boolean(&self, key: &str) -> Result<Option<bool>, PlmError> {
         match self.get(key) {
             None => Ok(None),
             Some(v) => v
@@ -297,14 +362,14 @@ impl Raw<'_> {
     }
 
     /// A token id that may be written as a list (`eos_token_id: [1, 2]`): the first.
-    fn token_id(&self, key: &str) -> Result<Option<i64>, PlmError> {
+    pub(crate) fn token_id(&self, key: &str) -> Result<Option<i64>, PlmError> {
         match self.get(key) {
             Some(Value::Array(ids)) => Ok(ids.first().and_then(Value::as_i64)),
             _ => self.int(key),
         }
     }
 
-    fn activation(&self, key: &str, default: &str) -> Result<Activation, PlmError> {
+    pub(crate) fn activation(&self, key: &str, default: &str) -> Result<Activation, PlmError> {
         match self.get(key) {
             None => Ok(Activation::from_name(default).expect("default activation")),
             Some(Value::String(s)) => Activation::from_name(s).ok_or_else(|| {
@@ -323,7 +388,7 @@ impl Raw<'_> {
         }
     }
 
-    fn architectures(&self) -> Vec<String> {
+    pub(crate) fn architectures(&self) -> Vec<String> {
         self.get("architectures")
             .and_then(Value::as_array)
             .map(|a| {
@@ -335,85 +400,37 @@ impl Raw<'_> {
             .unwrap_or_default()
     }
 
-    /// `GPT2Config` (defaults of `gpt2`, the 124M model).
-    fn gpt2(&self) -> Result<CausalConfig, PlmError> {
-        let hidden = self.int("n_embd")?.unwrap_or(768);
-        let heads = self.int("n_head")?.unwrap_or(12);
-        let layers = self.int("n_layer")?.unwrap_or(12);
-        if self.boolean("add_cross_attention")? == Some(true) {
-            return Err(self.unsupported(
-                "add_cross_attention",
-                "true".into(),
-                "only decoder-only GPT-2 models are implemented",
-            ));
+    /// `sliding_window`: 4096 when absent, `None` when `null` (Mistral's and Qwen2's classes).
+    pub(crate) fn sliding_window(&self) -> Result<Option<i64>, PlmError> {
+        match self.value.get("sliding_window") {
+            None => Ok(Some(4096)),
+            Some(Value::Null) => Ok(None),
+            Some(_) => self.int("sliding_window"),
         }
-        Ok(CausalConfig {
-            model_type: CausalType::Gpt2,
-            architectures: self.architectures(),
-            vocab_size: self.int("vocab_size")?.unwrap_or(50257),
-            hidden_size: hidden,
-            num_hidden_layers: layers,
-            num_attention_heads: heads,
-            num_key_value_heads: heads,
-            head_dim: if heads > 0 { hidden / heads } else { 0 },
-            intermediate_size: self.int("n_inner")?.unwrap_or(4 * hidden),
-            max_position_embeddings: self.int("n_positions")?.unwrap_or(1024),
-            norm_eps: self.float("layer_norm_epsilon")?.unwrap_or(1e-5),
-            hidden_act: self.activation("activation_function", "gelu_new")?,
-            rope_theta: 0.0,
-            rope_scaling: RopeScaling::None,
-            qkv_bias: true,
-            attention_out_bias: true,
-            mlp_bias: true,
-            sliding_window: vec![None; layers.max(0) as usize],
-            scale_attn_weights: self.boolean("scale_attn_weights")?.unwrap_or(true),
-            scale_attn_by_inverse_layer_idx: self
-                .boolean("scale_attn_by_inverse_layer_idx")?
-                .unwrap_or(false),
-            tie_word_embeddings: self.boolean("tie_word_embeddings")?.unwrap_or(true),
-            bos_token_id: Some(self.token_id("bos_token_id")?.unwrap_or(50256)),
-            eos_token_id: Some(self.token_id("eos_token_id")?.unwrap_or(50256)),
-        })
     }
 
-    /// `LlamaConfig`, `MistralConfig` and `Qwen2Config`.
-    fn llama(&self, model_type: CausalType) -> Result<CausalConfig, PlmError> {
-        let (vocab, hidden, inter, layers, heads, max_pos, eps, bos, eos) = match model_type {
-            CausalType::Mistral => (
-                32000,
-                4096,
-                14336,
-                32,
-                32,
-                4096 * 32,
-                1e-6,
-                Some(1),
-                Some(2),
-            ),
-            CausalType::Qwen2 => (151936, 4096, 22016, 32, 32, 32768, 1e-6, None, None),
-            _ => (32000, 4096, 11008, 32, 32, 2048, 1e-6, Some(1), Some(2)),
-        };
-        let hidden = self.int("hidden_size")?.unwrap_or(hidden);
-        let heads = self.int("num_attention_heads")?.unwrap_or(heads);
-        let layers = self.int("num_hidden_layers")?.unwrap_or(layers);
-        let kv_default = if model_type == CausalType::Mistral {
-            8
-        } else {
-            heads
-        };
-        let (qkv_bias, attention_out_bias, mlp_bias) = match model_type {
-            CausalType::Qwen2 => (true, false, false),
-            CausalType::Mistral => (false, false, false),
-            _ => {
-                let a = self.boolean("attention_bias")?.unwrap_or(false);
-                (a, a, self.boolean("mlp_bias")?.unwrap_or(false))
-            }
-        };
+    /// A Llama-family configuration (`LlamaConfig`'s keys) with `family`'s defaults, biases and
+    /// sliding windows.
+    pub(crate) fn llama_style(
+        &self,
+        architecture: &'static CausalArchitecture,
+        family: &LlamaFamily,
+    ) -> Result<CausalConfig, PlmError> {
+        let f = family;
+        let hidden = self.int("hidden_size")?.unwrap_or(f.hidden_size);
+        let heads = self
+            .int("num_attention_heads")?
+            .unwrap_or(f.num_attention_heads);
+        let layers = self
+            .int("num_hidden_layers")?
+            .unwrap_or(f.num_hidden_layers);
+        let kv_default = f.num_key_value_heads.unwrap_or(heads);
+        let (qkv_bias, attention_out_bias, mlp_bias) = (f.biases)(self)?;
         let (rope_theta, rope_scaling) = self.rope()?;
         Ok(CausalConfig {
-            model_type,
+            model_type: CausalType(architecture),
             architectures: self.architectures(),
-            vocab_size: self.int("vocab_size")?.unwrap_or(vocab),
+            vocab_size: self.int("vocab_size")?.unwrap_or(f.vocab_size),
             hidden_size: hidden,
             num_hidden_layers: layers,
             num_attention_heads: heads,
@@ -423,73 +440,31 @@ impl Raw<'_> {
                 None if heads > 0 => hidden / heads,
                 None => 0,
             },
-            intermediate_size: self.int("intermediate_size")?.unwrap_or(inter),
-            max_position_embeddings: self.int("max_position_embeddings")?.unwrap_or(max_pos),
-            norm_eps: self.float("rms_norm_eps")?.unwrap_or(eps),
+            intermediate_size: self
+                .int("intermediate_size")?
+                .unwrap_or(f.intermediate_size),
+            max_position_embeddings: self
+                .int("max_position_embeddings")?
+                .unwrap_or(f.max_position_embeddings),
+            norm_eps: self.float("rms_norm_eps")?.unwrap_or(f.rms_norm_eps),
             hidden_act: self.activation("hidden_act", "silu")?,
             rope_theta,
             rope_scaling,
             qkv_bias,
             attention_out_bias,
             mlp_bias,
-            sliding_window: self.sliding_windows(model_type, layers)?,
+            sliding_window: (f.sliding_windows)(self, layers)?,
             scale_attn_weights: true,
             scale_attn_by_inverse_layer_idx: false,
             tie_word_embeddings: self.boolean("tie_word_embeddings")?.unwrap_or(false),
-            bos_token_id: self.token_id("bos_token_id")?.or(bos),
-            eos_token_id: self.token_id("eos_token_id")?.or(eos),
+            bos_token_id: self.token_id("bos_token_id")?.or(f.bos_token_id),
+            eos_token_id: self.token_id("eos_token_id")?.or(f.eos_token_id),
         })
-    }
-
-    /// The sliding window of each layer, as `transformers` 5 decides it: Mistral slides every
-    /// layer when `sliding_window` is set (default 4096; `null` turns it off); Qwen2 only with
-    /// `use_sliding_window`, on the layers `layer_types` marks `sliding_attention` (by default
-    /// those from `max_window_layers` on); Llama never.
-    fn sliding_windows(
-        &self,
-        model_type: CausalType,
-        layers: i64,
-    ) -> Result<Vec<Option<i64>>, PlmError> {
-        let n = layers.max(0) as usize;
-        let window = || -> Result<Option<i64>, PlmError> {
-            match self.value.get("sliding_window") {
-                None => Ok(Some(4096)),
-                Some(Value::Null) => Ok(None),
-                Some(_) => self.int("sliding_window"),
-            }
-        };
-        match model_type {
-            CausalType::Mistral => Ok(vec![window()?; n]),
-            CausalType::Qwen2 => {
-                if self.boolean("use_sliding_window")? != Some(true) {
-                    return Ok(vec![None; n]);
-                }
-                let w = window()?;
-                if let Some(types) = self.get("layer_types").and_then(Value::as_array) {
-                    return Ok((0..n)
-                        .map(|i| {
-                            let sliding =
-                                types.get(i).and_then(Value::as_str) == Some("sliding_attention");
-                            if sliding {
-                                w
-                            } else {
-                                None
-                            }
-                        })
-                        .collect());
-                }
-                let from = self.int("max_window_layers")?.unwrap_or(28);
-                Ok((0..n)
-                    .map(|i| if (i as i64) >= from { w } else { None })
-                    .collect())
-            }
-            _ => Ok(vec![None; n]),
-        }
     }
 
     /// `rope_theta` and the scaling, from `rope_parameters` (transformers 5) or `rope_theta` and
     /// `rope_scaling` (transformers 4).
-    fn rope(&self) -> Result<(f64, RopeScaling), PlmError> {
+    pub(crate) fn rope(&self) -> Result<(f64, RopeScaling), PlmError> {
         let params = self
             .get("rope_parameters")
             .or_else(|| self.get("rope_scaling"));

@@ -7,7 +7,8 @@
 
 use tch::{Kind, Tensor};
 
-use crate::causal::config::CausalConfig;
+use crate::causal::config::{CausalConfig, CausalType, RopeScaling};
+use crate::causal::registry::{CausalArchitecture, CausalNet};
 use crate::causal::layers::{attend, causal_mask, Conv1d};
 use crate::config::Activation;
 use crate::model::{activate, LayerNorm, Weights};
@@ -147,5 +148,64 @@ impl Gpt2 {
     /// Vocabulary logits of hidden states `[n, hidden]`.
     pub(crate) fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {
         Ok(hidden.f_linear::<Tensor>(&self.head, None)?)
+    }
+}
+
+/// GPT-2 in the registry: `GPT2Config`'s names (`n_embd`, `n_layer`, `n_head`, `n_inner`,
+/// `n_positions`, `layer_norm_epsilon`, `activation_function`) and defaults (`gpt2`, the 124M
+/// model), learned absolute positions, decoder-only.
+pub(crate) static ARCHITECTURE: CausalArchitecture = CausalArchitecture {
+    model_type: "gpt2",
+    rotary: false,
+    mlp_matrices: 2.0,
+    config: |raw| {
+        let hidden = raw.int("n_embd")?.unwrap_or(768);
+        let heads = raw.int("n_head")?.unwrap_or(12);
+        let layers = raw.int("n_layer")?.unwrap_or(12);
+        if raw.boolean("add_cross_attention")? == Some(true) {
+            return Err(raw.unsupported(
+                "add_cross_attention",
+                "true".into(),
+                "only decoder-only GPT-2 models are implemented",
+            ));
+        }
+        Ok(CausalConfig {
+            model_type: CausalType::Gpt2,
+            architectures: raw.architectures(),
+            vocab_size: raw.int("vocab_size")?.unwrap_or(50257),
+            hidden_size: hidden,
+            num_hidden_layers: layers,
+            num_attention_heads: heads,
+            num_key_value_heads: heads,
+            head_dim: if heads > 0 { hidden / heads } else { 0 },
+            intermediate_size: raw.int("n_inner")?.unwrap_or(4 * hidden),
+            max_position_embeddings: raw.int("n_positions")?.unwrap_or(1024),
+            norm_eps: raw.float("layer_norm_epsilon")?.unwrap_or(1e-5),
+            hidden_act: raw.activation("activation_function", "gelu_new")?,
+            rope_theta: 0.0,
+            rope_scaling: RopeScaling::None,
+            qkv_bias: true,
+            attention_out_bias: true,
+            mlp_bias: true,
+            sliding_window: vec![None; layers.max(0) as usize],
+            scale_attn_weights: raw.boolean("scale_attn_weights")?.unwrap_or(true),
+            scale_attn_by_inverse_layer_idx: raw
+                .boolean("scale_attn_by_inverse_layer_idx")?
+                .unwrap_or(false),
+            tie_word_embeddings: raw.boolean("tie_word_embeddings")?.unwrap_or(true),
+            bos_token_id: Some(raw.token_id("bos_token_id")?.unwrap_or(50256)),
+            eos_token_id: Some(raw.token_id("eos_token_id")?.unwrap_or(50256)),
+        })
+    },
+    load: |w, config| Ok(Box::new(Gpt2::load(w, config)?)),
+};
+
+impl CausalNet for Gpt2 {
+    fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
+        Gpt2::forward(self, ids, attention_mask)
+    }
+
+    fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {
+        Gpt2::logits(self, hidden)
     }
 }

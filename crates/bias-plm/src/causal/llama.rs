@@ -13,7 +13,8 @@
 
 use tch::Tensor;
 
-use crate::causal::config::CausalConfig;
+use crate::causal::config::{CausalConfig, LLAMA};
+use crate::causal::registry::{CausalArchitecture, CausalNet};
 use crate::causal::layers::{apply_rotary, attend, causal_mask, RmsNorm, Rotary};
 use crate::config::Activation;
 use crate::model::{activate, Linear, Weights};
@@ -190,5 +191,32 @@ impl Llama {
     /// Vocabulary logits of hidden states `[n, hidden]`.
     pub(crate) fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {
         Ok(hidden.f_linear::<Tensor>(&self.head, None)?)
+    }
+}
+
+/// Llama in the registry: `LlamaConfig`'s keys and defaults ([`LLAMA`]).
+pub(crate) static ARCHITECTURE: CausalArchitecture = CausalArchitecture {
+    model_type: "llama",
+    rotary: true,
+    mlp_matrices: 3.0,
+    config: |raw| raw.llama_style(&ARCHITECTURE, &LLAMA),
+    load: load_llama,
+};
+
+/// The Llama network of `config` (also Mistral's and Qwen2's: their layers are Llama's).
+pub(crate) fn load_llama(
+    w: &Weights,
+    config: &CausalConfig,
+) -> Result<Box<dyn CausalNet>, PlmError> {
+    Ok(Box::new(Llama::load(w, config)?))
+}
+
+impl CausalNet for Llama {
+    fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
+        Llama::forward(self, ids, attention_mask)
+    }
+
+    fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {
+        Llama::logits(self, hidden)
     }
 }

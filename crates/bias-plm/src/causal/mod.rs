@@ -41,20 +41,27 @@ use crate::model::{checkpoint_on, require_folder, Weights};
 use crate::{DeviceSpec, EngineStats, PlmError, PlmTokenizer, ScoringOptions};
 
 mod config;
-mod gpt2;
 mod layers;
-mod llama;
+mod registry;
 mod scorer;
+
+use registry::{CausalArchitecture, CausalNet};
+
+/// Declares each family's module (`causal/<name>.rs`, which defines its
+/// `pub(crate) static ARCHITECTURE`) and lists them in [`ARCHITECTURES`].
+macro_rules! causal_architectures {
+    ($($module:ident),+ $(,)?) => {
+        $(pub(crate) mod $module;)+
+        /// Every causal-LM family, in the order messages list them.
+        pub(crate) static ARCHITECTURES: &[&CausalArchitecture] = &[$(&$module::ARCHITECTURE),+];
+    };
+}
+
+// The registry: one name per family (`docs/architecture.md`: adding one).
+causal_architectures![gpt2, llama, mistral, qwen2];
 
 pub use config::{CausalConfig, CausalType, RopeScaling};
 pub use scorer::{CausalScorer, CausalScorerKind, TokenLogProbs};
-
-/// The architecture behind a [`CausalModel`].
-#[derive(Debug)]
-enum Arch {
-    Gpt2(gpt2::Gpt2),
-    Llama(llama::Llama),
-}
 
 /// A loaded GPT-2, Llama, Mistral or Qwen2 model (`*ForCausalLM`) from a local Hugging Face
 /// folder (`config.json` + `model.safetensors`), in eval mode, on one device, in one
@@ -66,7 +73,7 @@ enum Arch {
 #[derive(Debug)]
 pub struct CausalModel {
     config: CausalConfig,
-    arch: Arch,
+    arch: Box<dyn CausalNet>,
     device: Device,
     kind: Kind,
     dir: PathBuf,
@@ -91,10 +98,7 @@ impl CausalModel {
         let (files, path, device) = checkpoint_on(dir, device, kind)?;
         let _guard = tch::no_grad_guard();
         let weights = Weights::read(&files, path, device, kind)?;
-        let arch = match config.model_type {
-            CausalType::Gpt2 => Arch::Gpt2(gpt2::Gpt2::load(&weights, &config)?),
-            _ => Arch::Llama(llama::Llama::load(&weights, &config)?),
-        };
+        let arch = (config.model_type.architecture().load)(&weights, &config)?;
         Ok(CausalModel {
             config,
             arch,
@@ -144,10 +148,7 @@ impl CausalModel {
                 return Err(PlmError::TokenOutOfVocabulary { id, vocab_size });
             }
         }
-        match &self.arch {
-            Arch::Gpt2(m) => m.forward(&ids, &mask),
-            Arch::Llama(m) => m.forward(&ids, &mask),
-        }
+        self.arch.forward(&ids, &mask)
     }
 
     /// Vocabulary logits `[n, vocab]` of hidden states `[n, hidden]` (the LM head, without
@@ -165,10 +166,7 @@ impl CausalModel {
             )));
         }
         let hidden = hidden.f_to_device(self.device)?.f_to_kind(self.kind)?;
-        match &self.arch {
-            Arch::Gpt2(m) => m.logits(&hidden),
-            Arch::Llama(m) => m.logits(&hidden),
-        }
+        self.arch.logits(&hidden)
     }
 
     /// The model's configuration.
@@ -202,11 +200,7 @@ impl CausalModel {
         let d = c.head_dim as f64;
         let (nh, nkv) = (c.num_attention_heads as f64, c.num_key_value_heads as f64);
         let i = c.intermediate_size as f64;
-        let mlp = if c.model_type == CausalType::Gpt2 {
-            2.0
-        } else {
-            3.0
-        };
+        let mlp = c.model_type.architecture().mlp_matrices;
         let padded = stats.padded_tokens as f64;
         let width = padded / stats.sequences.max(1) as f64;
         let per_token_layer = h * d * (2.0 * nh + 2.0 * nkv) + mlp * h * i + 2.0 * width * nh * d;
