@@ -372,7 +372,7 @@ pub enum TargetSplit {
 pub enum Masking {
     /// The authors' code (the default): every token of `sent_more` that differs from
     /// `sent_less` is replaced by the mask token, one mask per token (the model's tokenizer
-    /// does this: `bias_core::StudyModel::mask_differing_tokens`).
+    /// does this: `bias_core::DifferenceMasker::mask_differing_tokens`).
     #[default]
     PerToken,
     /// One mask token in place of the differing words (text only, no tokenizer needed).

@@ -17,6 +17,11 @@
 //! | kaneko2023 | [`reproduce_kaneko2023`] | [`DatasetScorer`] + [`MaskFiller`] + [`FineTuner`] |
 //! | schroeder2024 | [`reproduce_schroeder2024_with`] | [`DatasetScorer`] + [`Embedder`] + [`DifferenceMasker`] |
 //!
+//! Each paper is a folder `reproduce/<paper>/`: `mod.rs` holds its options, its pipeline and
+//! what it computes, `tables.rs` its tables and the notes they carry, `figures.rs` its figures
+//! (kaneko2022 adds `tokens.rs`, the token-prediction accuracy of its Tables 1 and 4; the
+//! papers' printed numbers are in `published.rs`).
+//!
 //! `bias_plm::StudiedMlm` (a masked LM) is all of them; `bias_plm::StudiedLm` (masked or causal)
 //! is a [`DatasetScorer`] and a [`MaybeTokenPredictor`]; [`reproduce`] runs any paper on models
 //! with every capability.
@@ -34,27 +39,28 @@
 //! ```
 
 mod kaneko2022;
-mod kaneko2022_tokens;
 mod kaneko2023;
 mod liu2024;
-pub mod liu2024_published;
 mod output;
 mod paraphrase;
-pub mod published_kaneko2022;
 mod schroeder2024;
 mod study;
 
-pub use kaneko2022::{reproduce_with as reproduce_kaneko2022, Kaneko2022Options, DEFAULT_SHUFFLES};
-pub use kaneko2022_tokens::{
+/// The published numbers of Kaneko & Bollegala (2022) (`kaneko2022::published`).
+pub use kaneko2022::published as published_kaneko2022;
+pub use kaneko2022::tokens::{
     authors_accuracy, authors_table_1_accuracies, scorer_accuracy, shuffle_seeds,
     shuffled_accuracies, shuffled_accuracy, table_1_accuracies, table_4_rows, unrelated_accuracy,
     AccuracyDefinition, AccuracyOptions, AccuracySet, AulTokens, Changed, Outcomes, PairedTest,
     ScorerAccuracy, StereoSetAccuracy, Table4Row, MCNEMAR_ALPHA, SHUFFLE_SEED, TABLE_4_OPTIONS,
 };
+pub use kaneko2022::{reproduce_with as reproduce_kaneko2022, Kaneko2022Options, DEFAULT_SHUFFLES};
 pub use kaneko2023::{
     reproduce_kaneko2023, CorpusSpec, Kaneko2023Options, PairReading, FIGURE3_SENTENCE,
     PAPER_DEV_PER_SIDE, PAPER_MAX_LENGTH, PAPER_SENTENCES,
 };
+/// The published numbers of Liu (2024) (`liu2024::published`).
+pub use liu2024::published as liu2024_published;
 #[allow(deprecated)]
 pub use liu2024::MIN_MODELS_MI;
 pub use liu2024::{min_models_mi, reproduce_liu2024, Liu2024Options, MIN_MODELS_PEARSON};

@@ -55,7 +55,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{parse_choice, Cell, DataSet, Reproduction, Status, Study, Table};
+use crate::reproduce::{parse_choice, Cell, DataSet, Reproduction, Status, Study, Table};
 use bias_robust::RobustError;
 
 /// `Display` (the choice's `name`) and `FromStr` (any `name` in `ALL`, through
@@ -1041,9 +1041,9 @@ pub(super) fn table_1<M: DatasetScorer + MaybeTokenPredictor>(
         }
         t.row(row);
     }
-    for (m, values) in super::published_kaneko2022::TABLE_1.iter().enumerate() {
-        let mut row = vec![Cell::Text(super::published_kaneko2022::row_label(
-            super::published_kaneko2022::MODELS[m],
+    for (m, values) in super::published::TABLE_1.iter().enumerate() {
+        let mut row = vec![Cell::Text(super::published::row_label(
+            super::published::MODELS[m],
         ))];
         for (k, v) in values.iter().enumerate() {
             // The paper marks every AUL accuracy †.
@@ -1211,9 +1211,9 @@ pub(super) fn table_4<M: DatasetScorer + MaybeTokenPredictor>(
             u.skipped_empty
         ));
     }
-    for (m, cells) in super::published_kaneko2022::TABLE_4.iter().enumerate() {
-        let mut row = vec![Cell::Text(super::published_kaneko2022::row_label(
-            super::published_kaneko2022::MODELS[m],
+    for (m, cells) in super::published::TABLE_4.iter().enumerate() {
+        let mut row = vec![Cell::Text(super::published::row_label(
+            super::published::MODELS[m],
         ))];
         row.extend(cells.iter().map(|c| Cell::Annotated {
             value: c.accuracy,
@@ -1717,7 +1717,7 @@ mod tests {
                 if expected == "one of item, token"),
             "{err:?}"
         );
-        let err = "kaneko2099".parse::<super::super::Paper>().unwrap_err();
+        let err = "kaneko2099".parse::<crate::reproduce::Paper>().unwrap_err();
         assert!(
             matches!(&err, RobustError::InvalidParameter { name, expected, .. }
                 if name == "paper"
