@@ -8,6 +8,7 @@
 //!   `index.html` and a Markdown copy, and the sections `bias report` opens with (the summary
 //!   heat maps, the sub-sampling study);
 //! - [`paraphrase`]: the paraphrase-robustness study's Figures 2–4 and report section;
+//! - [`table`]: the one table type, written as Markdown, CSV, JSON and HTML;
 //! - [`reproduce`]: every table and figure of Kaneko & Bollegala (2022), Liu (2024), Kwon &
 //!   Mihindukulasooriya (2022), Kaneko, Bollegala & Okazaki (2023) and Schröder, Schulz &
 //!   Hammer (2024) that can be computed here, one call per paper, each stating the model
@@ -23,3 +24,4 @@ pub mod figures;
 pub mod paraphrase;
 pub mod report;
 pub mod reproduce;
+pub mod table;

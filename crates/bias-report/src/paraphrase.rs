@@ -195,7 +195,7 @@ mod tests {
             .blocks
             .iter()
             .find_map(|b| match b {
-                Block::Table { rows, .. } => Some(rows.clone()),
+                Block::Table(table) => Some(table.text_rows()),
                 _ => None,
             })
             .unwrap();

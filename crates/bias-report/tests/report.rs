@@ -284,11 +284,11 @@ fn measures() -> (Indicator, Kls, Jss) {
 
 /// The tables of a section, in order: (headers, rows).
 /// The tables of a section, in order, those behind a collapsible line included.
-fn tables(section: &Section) -> Vec<(&[String], &[Vec<String>])> {
-    fn walk<'a>(blocks: &'a [Block], out: &mut Vec<(&'a [String], &'a [Vec<String>])>) {
+fn tables(section: &Section) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
+    fn walk(blocks: &[Block], out: &mut Vec<(Vec<String>, Vec<Vec<String>>)>) {
         for b in blocks {
             match b {
-                Block::Table { headers, rows } => out.push((headers.as_slice(), rows.as_slice())),
+                Block::Table(t) => out.push((t.columns.clone(), t.text_rows())),
                 Block::Details { blocks, .. } => walk(blocks, out),
                 _ => {}
             }
@@ -359,7 +359,7 @@ fn subsample_sections_show_the_fixture_orders() {
     let repeats = fx["repeats"].as_u64().unwrap();
     let tabs = tables(&sections[1]);
     assert_eq!(tabs.len(), 2);
-    let (headers, rows) = tabs[0];
+    let (headers, rows) = (tabs[0].0.as_slice(), tabs[0].1.as_slice());
     assert_eq!(headers, SUBSAMPLE_ORDER_HEADERS.map(String::from));
     let measures = strs(&fx["measures"]);
     let want: Vec<Vec<String>> = measures
@@ -402,7 +402,7 @@ fn subsample_sections_show_the_fixture_orders() {
     );
 
     // Means: one row per measure and model, one column per rate.
-    let (headers, rows) = tabs[1];
+    let (headers, rows) = (tabs[1].0.as_slice(), tabs[1].1.as_slice());
     assert_eq!(
         headers,
         [
@@ -467,7 +467,7 @@ fn subsample_sections_show_the_fixture_orders() {
     assert!(sections[1]
         .blocks
         .iter()
-        .all(|b| !matches!(b, Block::Table { .. })));
+        .all(|b| !matches!(b, Block::Table(_))));
 
     // The report writes the tables, with the figures inline.
     let files = Report::new("r")

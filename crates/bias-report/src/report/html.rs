@@ -111,7 +111,7 @@ fn write_blocks<'a>(
                     let _ = writeln!(h, "<p>{}</p>", escape_html(para.trim()));
                 }
             }
-            Block::Table { headers, rows } => write_table(h, headers, rows),
+            Block::Table(table) => h.push_str(&table.html()),
             Block::Figure { stem, caption } => {
                 let link = links.next().cloned().unwrap_or_default();
                 write_figure(h, stem, caption, &link)?;
@@ -125,22 +125,6 @@ fn write_blocks<'a>(
         }
     }
     Ok(())
-}
-
-fn write_table(h: &mut String, headers: &[String], rows: &[Vec<String>]) {
-    h.push_str("<table>\n<thead><tr>");
-    for c in headers {
-        let _ = write!(h, "<th>{}</th>", escape_html(c));
-    }
-    h.push_str("</tr></thead>\n<tbody>\n");
-    for row in rows {
-        h.push_str("<tr>");
-        for c in row {
-            let _ = write!(h, "<td>{}</td>", escape_html(c));
-        }
-        h.push_str("</tr>\n");
-    }
-    h.push_str("</tbody>\n</table>\n");
 }
 
 /// The SVG inline (or the PNG as an image when there is no SVG), the caption and the download
@@ -207,7 +191,7 @@ fn write_provenance(h: &mut String, report: &Report) {
             .iter()
             .map(|(n, v)| vec![n.clone(), v.clone()])
             .collect();
-        write_table(h, &["component".into(), "version".into()], &rows);
+        h.push_str(&crate::table::Table::of_text(&["component", "version"], rows).html());
     }
     h.push_str("</div>\n");
 }

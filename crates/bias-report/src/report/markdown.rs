@@ -57,8 +57,8 @@ fn write_blocks<'a>(
                     let _ = writeln!(m, "{}\n", escape_md(para.trim()));
                 }
             }
-            Block::Table { headers, rows } => {
-                write_markdown_table(m, headers, rows);
+            Block::Table(table) => {
+                write_markdown_table(m, &table.columns, &table.text_rows());
                 m.push('\n');
             }
             Block::Figure { stem, caption } => match links.next().and_then(|l| l.png.clone()) {

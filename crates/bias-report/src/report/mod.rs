@@ -57,13 +57,8 @@ pub use summary::{how_to_read, models_section, summary_heat, summary_section, FU
 pub enum Block {
     /// A paragraph of plain text (escaped; blank lines separate paragraphs).
     Text(String),
-    /// A table: a header row and body rows (cells are plain text, escaped).
-    Table {
-        /// The header cells.
-        headers: Vec<String>,
-        /// The body rows.
-        rows: Vec<Vec<String>>,
-    },
+    /// A table (its cells escaped; [`Section::table`] builds one of text cells).
+    Table(crate::table::Table),
     /// A figure written by [`crate::figures`]: `STEM.svg` is embedded in the HTML (or, when
     /// absent, `STEM.png` is linked), `STEM.png` is linked from the Markdown.
     Figure {
@@ -134,10 +129,8 @@ impl Section {
 
     /// Appends a table.
     pub fn table<H: AsRef<str>>(mut self, headers: &[H], rows: Vec<Vec<String>>) -> Self {
-        self.blocks.push(Block::Table {
-            headers: headers.iter().map(|h| h.as_ref().to_owned()).collect(),
-            rows,
-        });
+        self.blocks
+            .push(Block::Table(crate::table::Table::of_text(headers, rows)));
         self
     }
 

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::Paper;
 use crate::report::{escape_html, write_markdown_table};
+pub use crate::table::{Cell, Table};
 use bias_robust::RobustError;
 
 /// How far a table or figure of a paper is reproduced here.
@@ -126,189 +127,6 @@ impl Scope {
             ));
         }
         (!why.is_empty()).then(|| why.join("; "))
-    }
-}
-
-/// One cell of a [`Table`]: text, a count, or a number printed with a fixed number of decimals
-/// (written as a JSON number; NaN and infinities as `null`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Cell {
-    /// Text.
-    Text(String),
-    /// A count.
-    Int(i64),
-    /// A number and the decimals it is printed with in Markdown and CSV.
-    Num(f64, usize),
-    /// No value (printed `–`, JSON `null`).
-    Missing,
-    /// A number with a mark (the papers' `†`) and/or a change against a reference, printed
-    /// together (`69.63 † (-13.13)`) but written to JSON as separate fields: the number under
-    /// the column, the mark under `"<column> mark"`, the change under `"<column> change"`.
-    Annotated {
-        /// The number.
-        value: f64,
-        /// Its decimals (the change's too).
-        decimals: usize,
-        /// A mark such as `†`, if any.
-        mark: Option<&'static str>,
-        /// A change against a reference (e.g. the original sentences), if any.
-        change: Option<f64>,
-    },
-}
-
-impl Cell {
-    /// A number printed with `decimals` decimals.
-    pub fn num(value: f64, decimals: usize) -> Self {
-        Cell::Num(value, decimals)
-    }
-
-    /// The cell as printed.
-    pub fn text(&self) -> String {
-        match self {
-            Cell::Text(t) => t.clone(),
-            Cell::Int(i) => i.to_string(),
-            Cell::Num(v, _) if !v.is_finite() => "–".into(),
-            Cell::Num(v, d) => format!("{v:.d$}"),
-            Cell::Missing => "–".into(),
-            Cell::Annotated {
-                value,
-                decimals,
-                mark,
-                change,
-            } => {
-                let mut t = Cell::Num(*value, *decimals).text();
-                if let Some(m) = mark {
-                    t = format!("{t} {m}");
-                }
-                if let Some(c) = change {
-                    // + 0.0 turns −0 into 0.
-                    t = format!("{t} ({:+.d$})", c + 0.0, d = *decimals);
-                }
-                t
-            }
-        }
-    }
-
-    /// The extra JSON fields of an annotated cell under `column`: its mark and its change.
-    fn json_extras(&self, column: &str) -> Vec<(String, serde_json::Value)> {
-        let Cell::Annotated { mark, change, .. } = self else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        if let Some(m) = mark {
-            out.push((format!("{column} mark"), (*m).into()));
-        }
-        if let Some(c) = change {
-            out.push((format!("{column} change"), Cell::Num(*c, 0).json()));
-        }
-        out
-    }
-
-    fn json(&self) -> serde_json::Value {
-        match self {
-            Cell::Text(t) => serde_json::Value::String(t.clone()),
-            Cell::Int(i) => (*i).into(),
-            Cell::Num(v, _) => {
-                serde_json::Number::from_f64(*v).map_or(serde_json::Value::Null, Into::into)
-            }
-            Cell::Missing => serde_json::Value::Null,
-            Cell::Annotated { value, .. } => Cell::Num(*value, 0).json(),
-        }
-    }
-}
-
-impl From<&str> for Cell {
-    fn from(t: &str) -> Self {
-        Cell::Text(t.to_owned())
-    }
-}
-impl From<String> for Cell {
-    fn from(t: String) -> Self {
-        Cell::Text(t)
-    }
-}
-impl From<usize> for Cell {
-    fn from(n: usize) -> Self {
-        Cell::Int(n as i64)
-    }
-}
-
-/// A table of a paper as computed here: column names, rows, and notes printed under it.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Table {
-    /// Column names.
-    pub columns: Vec<String>,
-    /// Rows, one cell per column.
-    pub rows: Vec<Vec<Cell>>,
-    /// Notes printed under the table (what a mark means, what was substituted, counts).
-    pub notes: Vec<String>,
-}
-
-impl Table {
-    /// An empty table with these columns.
-    pub fn new<S: AsRef<str>>(columns: &[S]) -> Self {
-        Table {
-            columns: columns.iter().map(|c| c.as_ref().to_owned()).collect(),
-            ..Table::default()
-        }
-    }
-
-    /// Appends a row.
-    ///
-    /// # Panics
-    /// If the row's length is not the number of columns (a programming error of the table's
-    /// author, not of the input).
-    pub fn row(&mut self, cells: Vec<Cell>) -> &mut Self {
-        assert_eq!(
-            cells.len(),
-            self.columns.len(),
-            "row length of table {:?}",
-            self.columns
-        );
-        self.rows.push(cells);
-        self
-    }
-
-    /// Appends a note.
-    pub fn note(&mut self, note: impl Into<String>) -> &mut Self {
-        self.notes.push(note.into());
-        self
-    }
-
-    fn text_rows(&self) -> Vec<Vec<String>> {
-        self.rows
-            .iter()
-            .map(|r| r.iter().map(Cell::text).collect())
-            .collect()
-    }
-
-    /// The table as Markdown (a `|` in a cell escaped), with its notes.
-    pub fn markdown(&self) -> String {
-        let mut s = String::new();
-        write_markdown_table(&mut s, &self.columns, &self.text_rows());
-        for n in &self.notes {
-            let _ = write!(s, "\n{n}\n");
-        }
-        s
-    }
-
-    /// The table as JSON: `{"columns": [...], "rows": [{column: value}], "notes": [...]}`; a
-    /// value is a number, text or `null`, and an [`Cell::Annotated`] cell adds its mark and change
-    /// as fields of their own.
-    pub fn json(&self) -> serde_json::Value {
-        let rows: Vec<serde_json::Value> = self
-            .rows
-            .iter()
-            .map(|r| {
-                let mut row = serde_json::Map::new();
-                for (column, cell) in self.columns.iter().zip(r) {
-                    row.insert(column.clone(), cell.json());
-                    row.extend(cell.json_extras(column));
-                }
-                row.into()
-            })
-            .collect();
-        serde_json::json!({ "columns": self.columns, "rows": rows, "notes": self.notes })
     }
 }
 
@@ -477,11 +295,7 @@ impl Reproduction {
         write_file(&self.dir.join(format!("{id}.md")), &md)?;
         let csv_path = self.dir.join(format!("{id}.csv"));
         let mut w = csv::Writer::from_path(&csv_path).map_err(|e| csv_err(&csv_path, e))?;
-        w.write_record(&table.columns)
-            .map_err(|e| csv_err(&csv_path, e))?;
-        for r in table.text_rows() {
-            w.write_record(&r).map_err(|e| csv_err(&csv_path, e))?;
-        }
+        table.write_csv(&mut w).map_err(|e| csv_err(&csv_path, e))?;
         w.flush().map_err(|e| io_err("write", &csv_path, e))?;
         let json = serde_json::json!({
             "paper": self.paper.name(), "id": id, "title": title,
