@@ -22,8 +22,16 @@
 //! - [`LanguageModel`]: either family, opened by the `model_type` of a folder and scored through
 //!   one [`LmScorer`] trait object;
 //! - [`template`]: the template-based score TBS (Kurita et al. 2019) and the he/she probe of
-//!   Kaneko, Bollegala & Okazaki (2023, §3.4); [`controlled`]: one rate of their bias-controlled
-//!   meta-evaluation, a fine-tuned model scored and probed.
+//!   Kaneko, Bollegala & Okazaki (2023, §3.4); [`controlled`]: what a masked LM gives their
+//!   bias-controlled meta-evaluation (a fine-tuned copy, TBS and the probes, cached);
+//! - [`StudiedMlm`], [`StudiedCausal`] and [`StudiedLm`] (either): the models under study, each
+//!   implementing the capabilities of `bias_core::capability` it has (a masked LM all of them,
+//!   a causal LM `DatasetScorer`), which the reproductions of `bias-report` name.
+//!
+//! Each masked-LM architecture is one file of `model/` holding its layers, parameter names,
+//! configuration (with its class's defaults) and registry entry, listed in one
+//! `architectures![...]` line; each causal family likewise in `causal/` (see
+//! `docs/architecture.md`, "Adding an architecture").
 //!
 //! # Papers
 //!
