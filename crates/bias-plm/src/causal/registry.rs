@@ -54,3 +54,25 @@ pub(crate) fn find(model_type: &str) -> Option<&'static CausalArchitecture> {
         .copied()
         .find(|a| a.model_type == model_type)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{CausalConfig, CausalType};
+
+    /// Every registered causal family is found by its `model_type`, reads a `config.json` naming
+    /// only that (its class's defaults), and is listed for messages.
+    #[test]
+    fn every_registered_family_is_found_read_and_listed() {
+        let list = CausalType::supported_list();
+        assert_eq!(list, "gpt2, llama, mistral and qwen2");
+        for family in CausalType::all() {
+            let name = family.name();
+            assert_eq!(CausalType::from_model_type(name), Some(family));
+            let json = format!(r#"{{"model_type": "{name}"}}"#);
+            let config = CausalConfig::from_json_str(&json, "config.json").expect(name);
+            assert_eq!(config.model_type, family);
+            assert!(list.contains(name));
+        }
+        assert!(CausalType::from_model_type("bert").is_none());
+    }
+}

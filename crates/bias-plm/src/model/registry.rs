@@ -73,3 +73,37 @@ pub(crate) fn find(model_type: &str) -> Option<&'static Architecture> {
         .copied()
         .find(|a| a.model_types.contains(&model_type))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::supported_model_types;
+    use crate::{ModelConfig, ModelType};
+
+    /// Every registered architecture is found by each of its `model_type`s and reads a
+    /// `config.json` naming only that (its class's defaults); the message of an unknown
+    /// `model_type` lists them as it did when it was written by hand.
+    #[test]
+    fn every_registered_architecture_is_found_read_and_listed() {
+        let message = supported_model_types();
+        // The list the message spelled out by hand before the registry built it.
+        assert_eq!(
+            message,
+            "bert, roberta (also xlm-roberta, camembert), albert, distilbert, electra, mpnet, \
+             deberta-v2 (also DeBERTa-v3) and modernbert (masked LMs); gpt2, llama, mistral and \
+             qwen2 (causal LMs)"
+        );
+        for arch in super::super::ARCHITECTURES {
+            for &name in arch.model_types {
+                let found = ModelType::from_model_type(name).expect(name);
+                assert_eq!(found.name(), arch.model_types[0]);
+                let json = format!(r#"{{"model_type": "{name}"}}"#);
+                let config = ModelConfig::from_json_str(&json, "config.json").expect(name);
+                assert_eq!(config.model_type, found);
+                assert_eq!(config.model_type_name, name);
+                assert!(config.max_tokens() > 0, "{name}");
+            }
+        }
+        assert!(ModelType::from_model_type("gpt2").is_none());
+        assert!(ModelType::supported().contains(&"camembert"));
+    }
+}
