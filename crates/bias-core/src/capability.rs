@@ -14,6 +14,7 @@
 //! | [`FineTuner`] | fine-tunes a copy with the masked-LM objective | kaneko2023 §2 |
 //! | [`DifferenceMasker`] | masks the tokens where two sentences differ | schroeder2024 §4.3.4 |
 //! | [`Embedder`](crate::Embedder) | embeds texts | schroeder2024 §4.3.4 |
+//! | [`ContinuationScorer`] | log P(continuation \| context) | BBQ, Winogender, StereoSet intersentence |
 //!
 //! [`DatasetScorer`] is built on [`PairScorer`](crate::PairScorer): any runtime gets it from
 //! its pair scorer through [`crate::run::run_scoring`].
@@ -159,6 +160,65 @@ pub trait DifferenceMasker {
     /// # Errors
     /// The runtime's error, boxed.
     fn mask_differing_tokens(&mut self, more: &str, less: &str) -> Result<String, BoxError>;
+}
+
+/// Scores continuations given contexts: lm-evaluation-harness's `loglikelihood` request (Gao et
+/// al. 2024, `lm_eval.api.model.LM.loglikelihood`), on which its multiple-choice tasks (BBQ,
+/// Winogender) pick an answer, and on which StereoSet's causal-LM evaluation (Nadeem et al. 2021)
+/// scores an intersentence continuation.
+pub trait ContinuationScorer {
+    /// `log P(continuation | context)` and whether the continuation is the greedy one, for every
+    /// request, in order. How the two texts become tokens (where a trailing space of the context
+    /// goes, whether a beginning-of-sequence token is added, how a context longer than the model's
+    /// window is cut) is the runtime's to document.
+    ///
+    /// # Errors
+    /// The runtime's error, boxed.
+    fn score_continuations(
+        &mut self,
+        requests: &[Continuation],
+    ) -> Result<Vec<ContinuationScore>, BoxError>;
+}
+
+/// One `loglikelihood` request: a continuation scored given a context (either may hold
+/// leading or trailing spaces; an empty context conditions on the model's prefix token).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Continuation {
+    /// The text the continuation is conditioned on.
+    pub context: String,
+    /// The text whose log-probability is taken.
+    pub continuation: String,
+}
+
+impl Continuation {
+    /// A request for `continuation` after `context`.
+    pub fn new(context: impl Into<String>, continuation: impl Into<String>) -> Self {
+        Continuation {
+            context: context.into(),
+            continuation: continuation.into(),
+        }
+    }
+}
+
+/// The answer to one [`Continuation`]: lm-evaluation-harness's `(log prob, is greedy)` pair,
+/// with the number of tokens scored.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ContinuationScore {
+    /// `Σ log P(tᵢ | context, t₁ … tᵢ₋₁)` over the continuation's tokens.
+    pub log_likelihood: f64,
+    /// Whether every continuation token is the model's arg-max prediction at its position.
+    pub is_greedy: bool,
+    /// The continuation's tokens (the summands of `log_likelihood`).
+    pub tokens: usize,
+}
+
+impl<M: ContinuationScorer + ?Sized> ContinuationScorer for Box<M> {
+    fn score_continuations(
+        &mut self,
+        requests: &[Continuation],
+    ) -> Result<Vec<ContinuationScore>, BoxError> {
+        (**self).score_continuations(requests)
+    }
 }
 
 /// One input of [`TokenPredictor::predict_tokens`]: token ids (special tokens included), the

@@ -75,7 +75,7 @@ mod traits;
 
 pub use bias_type::{BiasType, Direction};
 pub use capability::{
-    BoxError, DatasetScorer, DifferenceMasker, FineTuner, FineTuning, GenderTemplates, MaskFiller,
+    BoxError, Continuation, ContinuationScore, ContinuationScorer, DatasetScorer, DifferenceMasker, FineTuner, FineTuning, GenderTemplates, MaskFiller,
     MaybeTokenPredictor, TokenPredictor, TokenQuery,
 };
 pub use conventions::{ScoringConventions, SssAverage};

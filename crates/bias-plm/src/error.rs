@@ -162,6 +162,19 @@ pub enum PlmError {
         /// The model's limit.
         max: usize,
     },
+    /// A `loglikelihood` request that cannot be scored: its continuation has no token of its own
+    /// (empty, or merged into the context's last token), or more tokens than the model's window.
+    #[error("request {index} (context {context:?}, continuation {continuation:?}): {reason}")]
+    BadContinuation {
+        /// The request's position in its batch of requests.
+        index: usize,
+        /// Its context, cut to 80 characters.
+        context: String,
+        /// Its continuation, cut to 80 characters.
+        continuation: String,
+        /// What is wrong and what to do.
+        reason: String,
+    },
     /// An output file exists from a different run.
     #[error("{out}: not resuming: {reason}")]
     ResumeMismatch {

@@ -90,8 +90,8 @@ mod tokenizer;
 mod train;
 
 pub use causal::{
-    CausalConfig, CausalLm, CausalModel, CausalScorer, CausalScorerKind, CausalType, RopeScaling,
-    TokenLogProbs,
+    CausalConfig, CausalLm, CausalModel, CausalScorer, CausalScorerKind, CausalType,
+    EncodedContinuation, RopeScaling, TokenLogProbs,
 };
 pub use config::{Activation, ModelConfig, ModelType};
 pub use cost::multiply_adds;

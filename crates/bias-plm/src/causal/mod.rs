@@ -41,6 +41,7 @@ use crate::model::{checkpoint_on, require_folder, Weights};
 use crate::{DeviceSpec, EngineStats, PlmError, PlmTokenizer, ScoringOptions};
 
 mod config;
+mod continuation;
 mod layers;
 mod registry;
 mod scorer;
@@ -61,6 +62,7 @@ macro_rules! causal_architectures {
 causal_architectures![gpt2, llama, mistral, qwen2];
 
 pub use config::{CausalConfig, CausalType, RopeScaling};
+pub use continuation::EncodedContinuation;
 pub use scorer::{CausalScorer, CausalScorerKind, TokenLogProbs};
 
 /// A loaded GPT-2, Llama, Mistral or Qwen2 model (`*ForCausalLM`) from a local Hugging Face

@@ -152,6 +152,19 @@ impl<'m> CausalScorer<'m> {
         })
     }
 
+    pub(crate) fn tokenizer(&self) -> &PlmTokenizer {
+        self.tokenizer
+    }
+
+    pub(crate) fn prefix(&self) -> i64 {
+        self.prefix
+    }
+
+    /// The model's window in tokens (`max_length` of lm-evaluation-harness).
+    pub(crate) fn max_tokens(&self) -> usize {
+        self.model.config().max_tokens().max(0) as usize
+    }
+
     /// The scorers, in order.
     pub fn kinds(&self) -> &[CausalScorerKind] {
         &self.kinds
@@ -273,28 +286,41 @@ impl<'m> CausalScorer<'m> {
         &mut self,
         sequences: &[&[i64]],
     ) -> Result<Vec<TokenLogProbs>, PlmError> {
+        let spans: Vec<Span<'_>> = sequences.iter().map(|&ids| Span { ids, first: 1 }).collect();
+        self.score_spans(&spans)
+    }
+
+    /// `log P(ids[i] | ids[..i])` for `i ≥ first` of every span (the tokens before `first` are
+    /// context only, and only the positions that predict a scored token are projected onto the
+    /// vocabulary), with arg-max hits; results in input order. The last token of each span is
+    /// never fed to the model (nothing reads its prediction), so a span may be one token longer
+    /// than the model's window, as lm-evaluation-harness's `max_length + 1` cut allows.
+    ///
+    /// # Errors
+    /// As [`CausalScorer::log_likelihoods`].
+    pub(crate) fn score_spans(&mut self, spans: &[Span<'_>]) -> Result<Vec<TokenLogProbs>, PlmError> {
         let mut results: Vec<TokenLogProbs> = vec![
             TokenLogProbs {
                 log_probs: Vec::new(),
                 correct: Vec::new(),
             };
-            sequences.len()
+            spans.len()
         ];
-        // Sequences of one token predict nothing; the rest longest first (the first batch shows
+        // Spans that score nothing are left empty; the rest longest first (the first batch shows
         // the memory peak early; the sort is stable).
-        let mut order: Vec<usize> = (0..sequences.len())
-            .filter(|&i| sequences[i].len() >= 2)
+        let mut order: Vec<usize> = (0..spans.len())
+            .filter(|&i| spans[i].first.max(1) < spans[i].ids.len())
             .collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(sequences[i].len()));
+        order.sort_by_key(|&i| std::cmp::Reverse(spans[i].ids.len()));
         let batch = self.options.batch;
         let mut start = 0;
         while start < order.len() {
-            let width = sequences[order[start]].len();
-            let size = (batch.max_tokens / width)
+            let width = spans[order[start]].ids.len() - 1;
+            let size = (batch.max_tokens / width.max(1))
                 .max(1)
                 .min(batch.max_batch.max(1));
             let end = (start + size).min(order.len());
-            let rows: Vec<&[i64]> = order[start..end].iter().map(|&i| sequences[i]).collect();
+            let rows: Vec<Span<'_>> = order[start..end].iter().map(|&i| spans[i]).collect();
             let out = self.run_batch(&rows)?;
             for (&i, r) in order[start..end].iter().zip(out) {
                 results[i] = r;
@@ -304,23 +330,25 @@ impl<'m> CausalScorer<'m> {
         Ok(results)
     }
 
-    fn run_batch(&mut self, rows: &[&[i64]]) -> Result<Vec<TokenLogProbs>, PlmError> {
+    fn run_batch(&mut self, rows: &[Span<'_>]) -> Result<Vec<TokenLogProbs>, PlmError> {
         let _guard = tch::no_grad_guard();
-        let width = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+        // Every row is fed without its last token.
+        let width = rows.iter().map(|r| r.ids.len() - 1).max().unwrap_or(0);
         let b = rows.len();
         let mut ids = vec![self.prefix; b * width];
         let mut mask = vec![0i64; b * width];
         let mut positions: Vec<i64> = Vec::new();
         let mut targets: Vec<i64> = Vec::new();
-        for (row, seq) in rows.iter().enumerate() {
+        for (row, span) in rows.iter().enumerate() {
+            let fed = &span.ids[..span.ids.len() - 1];
             let base = row * width;
-            ids[base..base + seq.len()].copy_from_slice(seq);
-            mask[base..base + seq.len()].fill(1);
-            for t in 0..seq.len() - 1 {
-                positions.push((base + t) as i64);
-                targets.push(seq[t + 1]);
+            ids[base..base + fed.len()].copy_from_slice(fed);
+            mask[base..base + fed.len()].fill(1);
+            for t in span.first.max(1)..span.ids.len() {
+                positions.push((base + t - 1) as i64);
+                targets.push(span.ids[t]);
             }
-            self.stats.tokens += seq.len() as u64;
+            self.stats.tokens += fed.len() as u64;
         }
         self.stats.forward_passes += 1;
         self.stats.sequences += b as u64;
@@ -370,13 +398,14 @@ impl<'m> CausalScorer<'m> {
         }
         let mut out = Vec::with_capacity(b);
         let mut k = 0;
-        for seq in rows {
-            let n = seq.len() - 1;
+        for span in rows {
+            let scored = &span.ids[span.first.max(1)..];
+            let n = scored.len();
             out.push(TokenLogProbs {
                 log_probs: log_probs[k..k + n].to_vec(),
                 correct: argmax[k..k + n]
                     .iter()
-                    .zip(&seq[1..])
+                    .zip(scored)
                     .map(|(a, t)| a == t)
                     .collect(),
             });
@@ -384,6 +413,14 @@ impl<'m> CausalScorer<'m> {
         }
         Ok(out)
     }
+}
+
+/// A sequence whose tokens from `first` on are scored (`first ≥ 1`: the tokens before it are
+/// context).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Span<'a> {
+    pub(crate) ids: &'a [i64],
+    pub(crate) first: usize,
 }
 
 /// The score of one sentence under `kind`.
