@@ -75,8 +75,9 @@ mod traits;
 
 pub use bias_type::{BiasType, Direction};
 pub use capability::{
-    BoxError, Continuation, ContinuationScore, ContinuationScorer, DatasetScorer, DifferenceMasker, FineTuner, FineTuning, GenderTemplates, MaskFiller,
-    MaybeTokenPredictor, TokenPredictor, TokenQuery,
+    BoxError, Continuation, ContinuationScore, ContinuationScorer, DatasetScorer, DifferenceMasker,
+    FineTuner, FineTuning, GenderTemplates, MaskFiller, MaybeTokenPredictor, TokenPredictor,
+    TokenQuery,
 };
 pub use conventions::{ScoringConventions, SssAverage};
 pub use error::CoreError;

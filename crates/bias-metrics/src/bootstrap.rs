@@ -198,7 +198,7 @@ pub struct Interval {
 impl Interval {
     /// The percentile interval of `values` (sorted here) at `level`, with numpy's linear
     /// interpolation.
-    fn of(mut values: Vec<f64>, level: f64) -> Self {
+    pub(crate) fn of(mut values: Vec<f64>, level: f64) -> Self {
         values.sort_by(f64::total_cmp);
         let alpha = 1.0 - level;
         Interval {

@@ -6,6 +6,8 @@
 //! - the PLL score-group analysis of liu2024 Table 4 ([`score_group_analysis`]);
 //! - lm-evaluation-harness's CrowS-Pairs `pct_stereotype` and `likelihood_diff` (Gao et al.
 //!   2023/2024; [`lm_eval_crows`]), for the log-likelihood score tables of causal LMs;
+//! - BBQ's accuracy and bias scores (Parrish et al. 2022; [`bbq`]), as lm-evaluation-harness's
+//!   `bbq` task and as the BBQ authors' script compute them;
 //! - StereoSet's own SS, LMS and ICAT (Nadeem et al. 2021; [`stereoset_scores`]), aggregated
 //!   per target term as the authors' evaluation code does;
 //! - seeded percentile bootstrap intervals for any [`bias_core::BiasMeasure`] ([`bootstrap_ci`]),
@@ -55,6 +57,7 @@
 #[doc = include_str!("measures.md")]
 pub mod docs {}
 
+pub mod bbq;
 mod error;
 pub mod stats;
 pub mod stereoset;

@@ -244,6 +244,24 @@ impl LanguageModel {
         }
     }
 
+    /// A scorer of continuations given contexts: lm-evaluation-harness's `loglikelihood` for a
+    /// causal LM ([`crate::CausalScorer::loglikelihood`]), the PLL of the continuation given
+    /// the context for a masked LM ([`crate::MaskedContinuationScorer`]).
+    ///
+    /// # Errors
+    /// [`PlmError::UnknownScorer`] never in practice (the causal scorer is built with `ll-sum`).
+    pub fn continuation_scorer(
+        &self,
+        options: ScoringOptions,
+    ) -> Result<Box<dyn bias_core::ContinuationScorer + '_>, PlmError> {
+        Ok(match self {
+            LanguageModel::Masked(m) => Box::new(m.continuation_scorer(options)),
+            LanguageModel::Causal(m) => {
+                Box::new(m.scorer(&[crate::CausalScorerKind::LlSum], options)?)
+            }
+        })
+    }
+
     /// The fingerprint of a resumable run of `scorer` (built from this model) over `pairs` of
     /// `dataset`, `chunk_pairs` pairs at a time.
     ///

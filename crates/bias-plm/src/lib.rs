@@ -72,6 +72,7 @@
 
 mod causal;
 mod config;
+mod continuation;
 pub mod controlled;
 mod cost;
 mod device;
@@ -94,6 +95,7 @@ pub use causal::{
     EncodedContinuation, RopeScaling, TokenLogProbs,
 };
 pub use config::{Activation, ModelConfig, ModelType};
+pub use continuation::MaskedContinuationScorer;
 pub use cost::multiply_adds;
 pub use device::DeviceSpec;
 pub use embedder::{EmbedOptions, Layer, PlmEmbedder, SpecialTokens};

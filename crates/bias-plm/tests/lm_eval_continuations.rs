@@ -168,5 +168,8 @@ fn a_continuation_without_tokens_is_refused_naming_the_request() {
         ])
         .unwrap_err()
         .to_string();
-    assert!(err.contains("request 1") && err.contains("Q: who?"), "{err}");
+    assert!(
+        err.contains("request 1") && err.contains("Q: who?"),
+        "{err}"
+    );
 }

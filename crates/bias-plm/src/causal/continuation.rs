@@ -52,13 +52,14 @@ pub(crate) fn encode_continuation(
     index: usize,
 ) -> Result<EncodedContinuation, PlmError> {
     let encode = |text: &str, special: bool| -> Result<Vec<i64>, PlmError> {
-        let enc = tokenizer
-            .inner()
-            .encode(text, special)
-            .map_err(|source| PlmError::Tokenizer {
-                path: tokenizer.path().to_path_buf(),
-                source,
-            })?;
+        let enc =
+            tokenizer
+                .inner()
+                .encode(text, special)
+                .map_err(|source| PlmError::Tokenizer {
+                    path: tokenizer.path().to_path_buf(),
+                    source,
+                })?;
         Ok(enc.get_ids().iter().map(|&i| i64::from(i)).collect())
     };
     let encoded = if request.context.is_empty() {
@@ -231,7 +232,10 @@ mod tests {
             move_trailing_space("Q: who?\nA: ", "yes"),
             ("Q: who?\nA:", " yes".to_owned())
         );
-        assert_eq!(move_trailing_space("A:\n\t ", " x"), ("A:", "\n\t  x".to_owned()));
+        assert_eq!(
+            move_trailing_space("A:\n\t ", " x"),
+            ("A:", "\n\t  x".to_owned())
+        );
         assert_eq!(move_trailing_space("A:", " x"), ("A:", " x".to_owned()));
     }
 }

@@ -286,7 +286,10 @@ impl<'m> CausalScorer<'m> {
         &mut self,
         sequences: &[&[i64]],
     ) -> Result<Vec<TokenLogProbs>, PlmError> {
-        let spans: Vec<Span<'_>> = sequences.iter().map(|&ids| Span { ids, first: 1 }).collect();
+        let spans: Vec<Span<'_>> = sequences
+            .iter()
+            .map(|&ids| Span { ids, first: 1 })
+            .collect();
         self.score_spans(&spans)
     }
 
@@ -298,7 +301,10 @@ impl<'m> CausalScorer<'m> {
     ///
     /// # Errors
     /// As [`CausalScorer::log_likelihoods`].
-    pub(crate) fn score_spans(&mut self, spans: &[Span<'_>]) -> Result<Vec<TokenLogProbs>, PlmError> {
+    pub(crate) fn score_spans(
+        &mut self,
+        spans: &[Span<'_>],
+    ) -> Result<Vec<TokenLogProbs>, PlmError> {
         let mut results: Vec<TokenLogProbs> = vec![
             TokenLogProbs {
                 log_probs: Vec::new(),
