@@ -12,6 +12,9 @@ pub enum CliError {
     /// From a measure or statistic.
     #[error(transparent)]
     Metrics(#[from] bias_metrics::MetricsError),
+    /// A benchmark task failed.
+    #[error(transparent)]
+    Task(#[from] bias_tasks::TaskError),
     /// From the robustness analyses.
     #[error(transparent)]
     Robust(Box<bias_robust::RobustError>),

@@ -75,6 +75,10 @@ enum Command {
     /// The bias-controlled meta-evaluation of kaneko2023: fine-tune one model per rate of male
     /// sentences, score each, and rank-correlate every measure with the rate.
     Controlled(Box<controlled::ControlledArgs>),
+    /// A benchmark scored by continuations with a causal LM, as lm-evaluation-harness runs it:
+    /// BBQ (with the BBQ authors' bias scores) or Winogender.
+    #[command(subcommand)]
+    Task(task::TaskCommand),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -94,6 +98,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Stats(c) => c.run(&mut out),
         Command::Finetune(a) => finetune::run(&a, &mut out),
         Command::Controlled(a) => controlled::run(&a, &mut out),
+        Command::Task(c) => task::run(&c),
     }
 }
 

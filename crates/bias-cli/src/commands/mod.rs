@@ -14,3 +14,4 @@ pub mod reproduce;
 pub mod robust;
 pub mod score;
 pub mod stats;
+pub mod task;

@@ -1,0 +1,448 @@
+//! `bias task bbq|winogender`: a benchmark whose answers are continuations, scored with a causal
+//! LM as lm-evaluation-harness does (resumable, with progress), printed with the direction of
+//! each number and written as JSON.
+
+use std::path::PathBuf;
+
+use bias_core::CoreError;
+use bias_data::bbq::BbqCategory;
+use bias_metrics::bbq::Condition;
+use bias_plm::{CausalLm, CausalScorerKind, DeviceSpec, ScoringOptions};
+use bias_robust::text::write_markdown_table;
+use bias_tasks::bbq::{run_bbq, BbqRun};
+use bias_tasks::winogender::WinogenderAccuracy;
+use bias_tasks::winogender::{accuracies, multiple_choice};
+use bias_tasks::{score_choices, ChoiceRunOptions, MultipleChoice};
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::error::CliError;
+use crate::model_args::DeviceArgs;
+
+/// `bias task`'s benchmarks.
+#[derive(Debug, Subcommand)]
+pub enum TaskCommand {
+    /// BBQ (Parrish et al. 2022) as lm-evaluation-harness's `bbq` task, with the BBQ authors'
+    /// bias scores beside lm-eval's.
+    Bbq(BbqArgs),
+    /// Winogender (Rudinger et al. 2018) as lm-evaluation-harness's `winogender_*` tasks.
+    Winogender(TaskArgs),
+    /// StereoSet's two tasks (Nadeem et al. 2021), intersentence as log P(sentence | context),
+    /// aggregated as StereoSet's evaluation.py does; masked or causal LMs.
+    Stereoset(StereoSetArgs),
+}
+
+/// StereoSet's split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SplitArg {
+    /// The public dev split (2,106 intrasentence and 2,123 intersentence items).
+    Dev,
+    /// The test split (the StereoSet leaderboard's and bias-bench's).
+    Test,
+}
+
+/// `bias task stereoset`'s arguments.
+#[derive(Debug, Args)]
+pub struct StereoSetArgs {
+    #[command(flatten)]
+    pub task: TaskArgs,
+    /// The split.
+    #[arg(long, value_enum, default_value_t = SplitArg::Dev)]
+    pub split: SplitArg,
+    /// Only the first N items of each task.
+    #[arg(long)]
+    pub limit: Option<usize>,
+}
+
+/// What every task takes: a causal LM, the data and the engine settings.
+#[derive(Debug, Args)]
+pub struct TaskArgs {
+    /// A model folder: config.json, model.safetensors, tokenizer.json. A causal LM (gpt2, llama,
+    /// mistral, qwen2); `stereoset` also takes a masked LM.
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Where the benchmark's files are (as scripts/setup.sh lays them out).
+    #[arg(long, default_value = bias_data::layout::DEFAULT_DATA_DIR)]
+    pub data_dir: PathBuf,
+    /// Name shown for the model (default: the folder's name).
+    #[arg(long)]
+    pub model_name: Option<String>,
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// At most this many sequences per forward pass.
+    #[arg(long, default_value_t = 64)]
+    pub batch_size: usize,
+    /// At most this many padded tokens per forward pass.
+    #[arg(long, default_value_t = 4096)]
+    pub batch_tokens: usize,
+    /// Documents per call to the model (and per line group of the resumable log).
+    #[arg(long, default_value_t = 64)]
+    pub chunk: usize,
+    /// Folder for `<task>.jsonl` (each document's scores, resumed if present) and
+    /// `<task>.json` (the results).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print the results as JSON instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `bias task bbq`'s arguments.
+#[derive(Debug, Args)]
+pub struct BbqArgs {
+    #[command(flatten)]
+    pub task: TaskArgs,
+    /// Categories, comma-separated (default: all eleven).
+    #[arg(long, value_delimiter = ',')]
+    pub categories: Vec<String>,
+    /// Only the first N examples of each category (in file order).
+    #[arg(long)]
+    pub per_category: Option<usize>,
+}
+
+impl TaskArgs {
+    fn open(&self) -> Result<CausalLm, CliError> {
+        if let Some(t) = self.device.threads {
+            tch::set_num_threads(t.max(1));
+        }
+        let spec: DeviceSpec = self.device.device.parse()?;
+        let lm = CausalLm::open(&self.model, spec, self.device.dtype.kind())?;
+        Ok(match &self.model_name {
+            Some(n) => lm.with_name(n),
+            None => lm,
+        })
+    }
+
+    fn scoring(&self) -> ScoringOptions {
+        ScoringOptions {
+            batch: bias_plm::BatchOptions {
+                max_batch: self.batch_size.max(1),
+                max_tokens: self.batch_tokens.max(1),
+            },
+            ..ScoringOptions::default()
+        }
+    }
+
+    /// The log file and the run it records, when `--out` is given.
+    fn log(&self, task: &str, lm: &CausalLm) -> Result<Option<(PathBuf, String)>, CliError> {
+        let Some(dir) = &self.out else {
+            return Ok(None);
+        };
+        std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
+        let run = format!("{task} on {} ({})", lm.name(), lm.digest()?);
+        Ok(Some((dir.join(format!("{task}.jsonl")), run)))
+    }
+
+    fn write_json(&self, task: &str, value: &serde_json::Value) -> Result<(), CliError> {
+        if let Some(dir) = &self.out {
+            let path = dir.join(format!("{task}.json"));
+            let text = serde_json::to_string_pretty(value).expect("results serialise");
+            std::fs::write(&path, text + "\n").map_err(|e| CoreError::io(&path, e))?;
+            eprintln!("wrote {}", path.display());
+        }
+        Ok(())
+    }
+}
+
+fn progress_bar(what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{pos}}/{{len}} {what}  {{per_sec}}  elapsed {{elapsed_precise}}  ETA {{eta_precise}}"
+        ))
+        .expect("valid template"),
+    );
+    bar
+}
+
+/// Runs `bias task`.
+pub fn run(command: &TaskCommand) -> Result<(), CliError> {
+    match command {
+        TaskCommand::Bbq(args) => bbq(args),
+        TaskCommand::Winogender(args) => winogender(args),
+        TaskCommand::Stereoset(args) => stereoset(args),
+    }
+}
+
+fn bbq(args: &BbqArgs) -> Result<(), CliError> {
+    let categories: Vec<BbqCategory> = if args.categories.is_empty() {
+        BbqCategory::ALL.to_vec()
+    } else {
+        args.categories
+            .iter()
+            .map(|c| c.parse::<BbqCategory>())
+            .collect::<Result<_, _>>()?
+    };
+    let t = &args.task;
+    let mut examples = Vec::new();
+    for &category in &categories {
+        let mut of = bias_data::bbq::read_bbq_category(&t.data_dir, category)?;
+        if let Some(n) = args.per_category {
+            of.truncate(n);
+        }
+        examples.extend(of);
+    }
+    let lm = t.open()?;
+    let mut scorer = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
+    let log = t.log("bbq", &lm)?;
+    let bar = progress_bar("examples");
+    let result = run_bbq(
+        &mut scorer,
+        &examples,
+        log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
+        ChoiceRunOptions {
+            chunk_docs: t.chunk.max(1),
+        },
+        &mut |done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        },
+    )?;
+    bar.finish_and_clear();
+    let value = serde_json::json!({
+        "task": "bbq",
+        "model": lm.name(),
+        "examples": examples.len(),
+        "categories": categories.iter().map(|c| c.name()).collect::<Vec<_>>(),
+        "lm_eval": result.lm_eval,
+        "authors": result.authors,
+        "authors_paper_text": result.authors_paper_text,
+    });
+    t.write_json("bbq", &value)?;
+    if t.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).expect("serialises")
+        );
+    } else {
+        print!("{}", bbq_text(lm.name(), &result));
+    }
+    Ok(())
+}
+
+fn winogender(t: &TaskArgs) -> Result<(), CliError> {
+    let set =
+        bias_data::winogender::read_winogender_dir(bias_data::layout::winogender_dir(&t.data_dir))?;
+    let gotcha: Vec<bool> = set.sentences.iter().map(|s| set.is_gotcha(s)).collect();
+    let docs: Vec<MultipleChoice> = set.sentences.iter().map(multiple_choice).collect();
+    let lm = t.open()?;
+    let mut scorer = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
+    let log = t.log("winogender", &lm)?;
+    let bar = progress_bar("sentences");
+    let scores = score_choices(
+        &mut scorer,
+        &docs,
+        log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
+        ChoiceRunOptions {
+            chunk_docs: t.chunk.max(1),
+        },
+        &mut |done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        },
+    )?;
+    bar.finish_and_clear();
+    let acc = accuracies(&set.sentences, &gotcha, &scores);
+    let value = serde_json::json!({
+        "task": "winogender",
+        "model": lm.name(),
+        "accuracies": acc,
+    });
+    t.write_json("winogender", &value)?;
+    if t.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).expect("serialises")
+        );
+    } else {
+        print!("{}", winogender_text(lm.name(), &acc));
+    }
+    Ok(())
+}
+
+fn fmt(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "–".to_owned(), |v| format!("{v:.digits$}"))
+}
+
+/// lm-eval's metrics, then the authors' table, each with its direction line.
+fn bbq_text(model: &str, run: &BbqRun) -> String {
+    let e = &run.lm_eval;
+    let mut out = format!(
+        "BBQ, {model}: {} examples, lm-evaluation-harness's `bbq` task\n\n",
+        e.n
+    );
+    let mut rows = vec![vec![
+        "all".to_owned(),
+        format!("{:.4}", e.acc),
+        fmt(e.accuracy_amb, 4),
+        fmt(e.accuracy_disamb, 4),
+        fmt(e.amb_bias_score, 4),
+        fmt(e.disamb_bias_score, 4),
+    ]];
+    for (category, b) in &e.by_category {
+        rows.push(vec![
+            category.clone(),
+            String::new(),
+            String::new(),
+            String::new(),
+            fmt(b.ambiguous, 4),
+            fmt(b.disambiguated, 4),
+        ]);
+    }
+    write_markdown_table(
+        &mut out,
+        &[
+            "category",
+            "acc",
+            "accuracy_amb",
+            "accuracy_disamb",
+            "amb_bias_score",
+            "disamb_bias_score",
+        ],
+        &rows,
+    );
+    out.push_str(
+        "\nDirection: accuracy, higher is better (1 = every answer right). Bias scores in \
+         [-1, 1]: 0 = no bias, positive = answers follow the stereotype, negative = they go \
+         against it; farther from 0 is more biased.\n\n",
+    );
+    out.push_str(
+        "The BBQ authors' script (BBQ_calculate_bias_score.R: target_loc, names apart, ×100)\n\n",
+    );
+    let rows: Vec<Vec<String>> = run
+        .authors
+        .iter()
+        .zip(&run.authors_paper_text)
+        .map(|(a, p)| {
+            vec![
+                a.category.clone(),
+                match a.condition {
+                    Condition::Ambiguous => "ambig".to_owned(),
+                    Condition::Disambiguated => "disambig".to_owned(),
+                },
+                a.n.to_string(),
+                format!("{:.4}", a.accuracy),
+                fmt(a.bias_score, 2),
+                fmt(p.bias_score, 2),
+            ]
+        })
+        .collect();
+    write_markdown_table(
+        &mut out,
+        &[
+            "category",
+            "context",
+            "n",
+            "accuracy",
+            "bias score (script)",
+            "bias score (paper text)",
+        ],
+        &rows,
+    );
+    out.push_str(
+        "\nDirection: bias scores in [-100, 100]: 0 = no bias, positive = answers follow the \
+         stereotype; the script counts the target as biased in both polarities, the paper's text \
+         the non-target for non-negative questions.\n",
+    );
+    out
+}
+
+fn winogender_text(model: &str, acc: &[WinogenderAccuracy]) -> String {
+    let mut out = format!("Winogender, {model}: lm-evaluation-harness's winogender tasks\n\n");
+    let rows: Vec<Vec<String>> = acc
+        .iter()
+        .map(|a| vec![a.task.name().to_owned(), a.n.to_string(), fmt(a.acc, 4)])
+        .collect();
+    write_markdown_table(&mut out, &["task", "n", "acc"], &rows);
+    out.push_str(
+        "\nDirection: acc, higher is better (0.5 = chance between the two referents); a gap \
+         between the male and female tasks, or a lower gotcha acc, is gender bias.\n",
+    );
+    out
+}
+
+fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
+    let t = &args.task;
+    let path = match args.split {
+        SplitArg::Dev => bias_data::layout::stereoset_dev(&t.data_dir),
+        SplitArg::Test => bias_data::layout::stereoset_test(&t.data_dir),
+    };
+    let set = bias_data::stereoset::read_stereoset_path(&path)?;
+    let lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
+    let mut scorer = lm.continuation_scorer(t.scoring())?;
+    let bar = progress_bar("sentences");
+    let run = bias_tasks::stereoset::run_stereoset(
+        &mut *scorer,
+        &set,
+        args.limit,
+        t.chunk.max(1) * 3,
+        &mut |done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        },
+    )?;
+    bar.finish_and_clear();
+    let value = serde_json::json!({
+        "task": "stereoset",
+        "split": format!("{:?}", args.split).to_lowercase(),
+        "model": lm.name(),
+        "family": lm.family(),
+        "scores": run.scores,
+    });
+    t.write_json("stereoset", &value)?;
+    if t.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).expect("serialises")
+        );
+    } else {
+        print!(
+            "{}",
+            stereoset_text(
+                lm.name(),
+                value["split"].as_str().unwrap_or(""),
+                &run.scores
+            )
+        );
+    }
+    Ok(())
+}
+
+fn stereoset_text(
+    model: &str,
+    split: &str,
+    s: &bias_metrics::stereoset::StereoSetFullScores,
+) -> String {
+    let mut out = format!("StereoSet {split}, {model}\n\n");
+    let row = |task: &str, group: &str, x: &bias_metrics::stereoset::Scores| {
+        vec![
+            task.to_owned(),
+            group.to_owned(),
+            x.n_items.to_string(),
+            format!("{:.2}", x.ss),
+            format!("{:.2}", x.lms),
+            format!("{:.2}", x.icat),
+        ]
+    };
+    let mut rows = Vec::new();
+    for (task, scores) in [
+        ("intrasentence", &s.intrasentence),
+        ("intersentence", &s.intersentence),
+    ] {
+        for (domain, x) in &scores.by_domain {
+            rows.push(row(task, domain, x));
+        }
+        rows.push(row(task, "overall", &scores.overall));
+    }
+    rows.push(row("both", "overall", &s.overall));
+    write_markdown_table(
+        &mut out,
+        &["task", "domain", "items", "SS", "LMS", "ICAT"],
+        &rows,
+    );
+    out.push_str(
+        "\nDirection: SS 50 = no bias, above 50 = prefers the stereotype; LMS higher is better \
+         (100 = always prefers a meaningful sentence); ICAT 100 = unbiased and always meaningful.\n",
+    );
+    out
+}
