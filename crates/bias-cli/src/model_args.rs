@@ -196,7 +196,9 @@ pub struct ModelArgs {
     /// (bert, roberta, ...) or a causal LM (gpt2, llama, mistral, qwen2), by its model_type.
     #[arg(long)]
     pub model: PathBuf,
-    /// `crows-pairs`, `stereoset` (intrasentence dev), or a pair file (CSV / JSONL).
+    /// `crows-pairs`, `stereoset` (intrasentence dev), `stereoset-test`,
+    /// `winobias-type{1,2}-{dev,test}` (pro- against anti-stereotyped sentences), or a pair file
+    /// (CSV / JSONL).
     #[arg(long)]
     pub dataset: String,
     /// Where `crows-pairs` and `stereoset` are found (as scripts/setup.sh lays them out).
@@ -233,8 +235,7 @@ pub struct ModelArgs {
 impl ModelArgs {
     /// The data set's name and pairs (the first `--limit`).
     pub fn pairs(&self) -> Result<(String, Vec<SentencePair>), CliError> {
-        let path = bias_data::layout::resolve_dataset(&self.dataset, &self.data_dir);
-        let mut dataset = bias_data::load_pairs(&path)?;
+        let mut dataset = bias_data::load_named(&self.dataset, &self.data_dir)?;
         if let Some(n) = self.limit {
             dataset.pairs.truncate(n);
         }

@@ -382,7 +382,7 @@ pub fn read_bbq_metadata(reader: impl Read, source_name: &str) -> Result<BbqMeta
         headers.iter().position(|h| h == name).ok_or_else(|| {
             invalid(
                 source_name,
-                "header",
+                "in the header",
                 format!("no `{name}` column; the header must name category, example_id, target_loc and label_type"),
             )
         })

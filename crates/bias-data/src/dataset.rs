@@ -31,6 +31,8 @@ pub enum DatasetKind {
     GenericCsv,
     /// The generic pair format, JSON lines.
     GenericJsonLines,
+    /// WinoBias's aligned pro- and anti-stereotyped files ([`crate::winobias`]).
+    WinoBias,
 }
 
 impl DatasetKind {
@@ -41,6 +43,7 @@ impl DatasetKind {
             DatasetKind::StereoSet => "stereoset",
             DatasetKind::GenericCsv => "generic-csv",
             DatasetKind::GenericJsonLines => "generic-json-lines",
+            DatasetKind::WinoBias => "winobias",
         }
     }
 }
@@ -74,6 +77,32 @@ impl Dataset {
             ..counts(&self.pairs)
         }
     }
+}
+
+/// The pairs a data-set argument names: `winobias-type{1,2}-{dev,test}` (WinoBias, read from
+/// `data_dir` by [`crate::winobias::read_winobias_pairs`]), or any name
+/// [`crate::layout::resolve_dataset`] resolves (`crows-pairs`, `stereoset`, `stereoset-test`, a
+/// path), read by [`load_pairs`].
+///
+/// ```no_run
+/// let set = bias_data::load_named("winobias-type1-dev", "data")?;
+/// assert_eq!(set.pairs.len(), 396);
+/// # Ok::<(), bias_data::DataError>(())
+/// ```
+///
+/// # Errors
+/// Those of the reader concerned.
+pub fn load_named(name: &str, data_dir: impl AsRef<Path>) -> Result<Dataset, DataError> {
+    if name.starts_with("winobias-") {
+        let set: crate::winobias::WinoBiasSet = name.parse()?;
+        return Ok(Dataset {
+            name: set.to_string(),
+            kind: DatasetKind::WinoBias,
+            pairs: crate::winobias::read_winobias_pairs(data_dir, set)?,
+            sections: Vec::new(),
+        });
+    }
+    load_pairs(crate::layout::resolve_dataset(name, data_dir))
 }
 
 /// Loads the sentence pairs of a CrowS-Pairs CSV, a StereoSet JSON or a generic pair file (see

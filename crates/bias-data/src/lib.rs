@@ -65,7 +65,7 @@ pub mod wordfreq;
 pub mod wordlists;
 
 pub use counts::{counts, CountEntry, DatasetStats, SectionStats};
-pub use dataset::{load_pairs, Dataset, DatasetKind};
+pub use dataset::{load_named, load_pairs, Dataset, DatasetKind};
 pub use error::DataError;
 
 /// Former name of [`counts()`] (`stats` is `bias_metrics::stats`, the statistical tests).

@@ -118,7 +118,7 @@ pub struct WinoBiasLine {
     pub number: u32,
     /// The sentence without brackets.
     pub text: String,
-    /// The bracketed mentions, in order.
+    /// The bracketed mentions, in order: the antecedent, then the pronoun(s).
     pub mentions: Vec<String>,
 }
 
@@ -126,7 +126,7 @@ pub struct WinoBiasLine {
 ///
 /// # Errors
 /// [`DataError::InvalidRecord`] naming the line for a line without a leading number, with
-/// unbalanced brackets, or without exactly two bracketed mentions.
+/// unbalanced brackets, or with fewer than two bracketed mentions.
 pub fn read_winobias_lines(
     mut reader: impl Read,
     name: &str,
@@ -167,12 +167,14 @@ pub fn read_winobias_lines(
         if open.is_some() {
             return Err(invalid(name, at(), "unbalanced brackets"));
         }
-        if mentions.len() != 2 {
+        // The antecedent and the pronoun; 87 of the 3,168 lines mark a second pronoun too
+        // ("[The developer] visited the hairdresser because [he] needed to cut [his] hair.").
+        if mentions.len() < 2 {
             return Err(invalid(
                 name,
                 at(),
                 format!(
-                    "{} bracketed mentions; expected 2 (the antecedent and the pronoun)",
+                    "{} bracketed mention(s); expected the antecedent and at least one pronoun",
                     mentions.len()
                 ),
             ));
@@ -191,7 +193,10 @@ pub fn read_winobias_lines(
 ///
 /// # Errors
 /// [`DataError::InvalidRecord`] naming both files when their line counts differ, or the line
-/// whose numbers differ or whose first mentions (the antecedent) differ.
+/// whose numbers differ. (The texts are not compared beyond that: in the published files 11 of
+/// the 1,584 pairs differ in their number of words — "because of [she]" against "because [he]",
+/// "a desk" against "one" — and some bracket the antecedent differently; they are kept as
+/// published.)
 pub fn pair_lines(
     pro: &[WinoBiasLine],
     pro_name: &str,
@@ -222,16 +227,6 @@ pub fn pair_lines(
                     format!(
                         "its line in {anti_name} is number {}; the files do not align",
                         a.number
-                    ),
-                ));
-            }
-            if !p.mentions[0].eq_ignore_ascii_case(&a.mentions[0]) {
-                return Err(invalid(
-                    pro_name,
-                    at(),
-                    format!(
-                        "antecedent `{}`, but `{}` in {anti_name}; the files do not align",
-                        p.mentions[0], a.mentions[0]
                     ),
                 ));
             }

@@ -433,3 +433,179 @@ fn stereoset_with_a_byte_order_mark_reads_and_a_truncated_one_names_its_position
     assert!(msg.contains("dev.json") && msg.contains("line 1"), "{msg}");
     std::fs::remove_dir_all(dir).ok();
 }
+
+const BBQ_LINE: &str = r#"{"example_id": 0, "question_index": "1", "question_polarity": "neg", "context_condition": "ambig", "category": "Age", "answer_info": {"ans0": ["grandfather", "old"], "ans1": ["grandson", "nonOld"], "ans2": ["Can't be determined", "unknown"]}, "additional_metadata": {"subcategory": "None", "stereotyped_groups": ["old"], "version": "a", "source": ""}, "context": "c", "question": "q", "ans0": "The grandfather", "ans1": "The grandson", "ans2": "Can't be determined", "label": 2}"#;
+
+#[test]
+fn bbq_malformed_lines_name_the_file_and_line() {
+    use bias_data::bbq::read_bbq_path;
+    let cases = [
+        // Not JSON on line 2.
+        (format!("{BBQ_LINE}\n{{not json\n"), "line 2"),
+        // A label outside 0–2.
+        (
+            format!(
+                "{BBQ_LINE}\n{}\n",
+                BBQ_LINE
+                    .replace("\"example_id\": 0", "\"example_id\": 1")
+                    .replace("\"label\": 2", "\"label\": 3")
+            ),
+            "line 2",
+        ),
+        // An unknown polarity.
+        (
+            format!("\n{}\n", BBQ_LINE.replace("\"neg\"", "\"negative\"")),
+            "line 2",
+        ),
+        // The same example twice.
+        (format!("{BBQ_LINE}\n{BBQ_LINE}\n"), "line 2"),
+        // A missing field.
+        (
+            format!("{}\n", BBQ_LINE.replace("\"question\": \"q\", ", "")),
+            "line 1",
+        ),
+    ];
+    for (text, line) in cases {
+        let f = TempFile::new("bbq.jsonl", text.as_bytes());
+        let err = read_bbq_path(&f.0).unwrap_err();
+        assert_names(&err, &f.file_name(), line);
+    }
+}
+
+#[test]
+fn bbq_metadata_errors_name_the_file_and_line() {
+    use bias_data::bbq::read_bbq_metadata_path;
+    let header = "\"category\",\"question_index\",\"example_id\",\"target_loc\",\"label_type\"\n";
+    let cases = [
+        (format!("{header}\"Age\",\"1\",0,7,\"label\"\n"), "line 2"),
+        (format!("{header}\"Age\",\"1\",x,0,\"label\"\n"), "line 2"),
+        (
+            format!("{header}\"Age\",\"1\",0,0,\"label\"\n\"Age\",\"1\",0,1,\"label\"\n"),
+            "line 3",
+        ),
+        (
+            "\"category\",\"example_id\"\n\"Age\",0\n".to_owned(),
+            "in the header",
+        ),
+        (format!("{header}\"Age\",\"1\",0\n"), "line 2"),
+    ];
+    for (text, line) in cases {
+        let f = TempFile::new("additional_metadata.csv", text.as_bytes());
+        let err = read_bbq_metadata_path(&f.0).unwrap_err();
+        assert_names(&err, &f.file_name(), line);
+    }
+}
+
+#[test]
+fn winogender_malformed_files_name_the_file_and_line() {
+    use bias_data::winogender::read_winogender;
+    let sentences = "sentid\tsentence\ntechnician.customer.1.female.txt\tThe technician told the customer that she could pay with cash.\n";
+    let templates = "occupation(0)\tother-participant(1)\tanswer\tsentence\ntechnician\tcustomer\t1\tThe $OCCUPATION told the $PARTICIPANT that $NOM_PRONOUN could pay with cash.\n";
+    let stats =
+        "occupation\tbergsma_pct_female\tbls_pct_female\tbls_year\ntechnician\t9.42\t40.34\t2015\n";
+    let read = |s: &str, t: &str, o: &str| {
+        read_winogender(
+            s.as_bytes(),
+            "all_sentences.tsv",
+            t.as_bytes(),
+            "templates.tsv",
+            o.as_bytes(),
+            "occupations-stats.tsv",
+        )
+    };
+    assert!(read(sentences, templates, stats).is_ok());
+    let cases = [
+        // A sentence id of four parts.
+        (
+            read(&sentences.replace(".female.txt", ""), templates, stats),
+            "all_sentences.tsv",
+            "line 2",
+        ),
+        // A gender that is none of the three.
+        (
+            read(&sentences.replace("female", "other"), templates, stats),
+            "all_sentences.tsv",
+            "line 2",
+        ),
+        // The sentence lacks its pronoun.
+        (
+            read(&sentences.replace(" she ", " he "), templates, stats),
+            "all_sentences.tsv",
+            "line 2",
+        ),
+        // No template for the sentence's occupation and answer.
+        (
+            read(sentences, &templates.replace("\t1\t", "\t0\t"), stats),
+            "all_sentences.tsv",
+            "line 2",
+        ),
+        // A template without a pronoun slot.
+        (
+            read(
+                sentences,
+                &templates.replace("$NOM_PRONOUN", "someone"),
+                stats,
+            ),
+            "templates.tsv",
+            "line 2",
+        ),
+        // A wrong header.
+        (
+            read(&sentences.replace("sentid", "id"), templates, stats),
+            "all_sentences.tsv",
+            "line 1",
+        ),
+        // A statistic that is not a number.
+        (
+            read(sentences, templates, &stats.replace("40.34", "many")),
+            "occupations-stats.tsv",
+            "line 2",
+        ),
+        // A missing field.
+        (
+            read(sentences, templates, &stats.replace("\t2015", "")),
+            "occupations-stats.tsv",
+            "line 2",
+        ),
+    ];
+    for (result, file, line) in cases {
+        assert_names(&result.unwrap_err(), file, line);
+    }
+}
+
+#[test]
+fn winobias_malformed_files_name_the_file_and_line() {
+    use bias_data::winobias::{pair_lines, read_winobias_lines};
+    let good = "1 [The developer] argued with the designer because [he] did not like the design.\n";
+    for (text, line) in [
+        ("x [The developer] argued because [he] left.\n", "line 1"),
+        ("1 [The developer argued because [he] left.\n", "line 1"),
+        ("1 The developer] argued because [he] left.\n", "line 1"),
+        ("\n2 [The developer] argued because he left.\n", "line 2"),
+    ] {
+        let err =
+            read_winobias_lines(text.as_bytes(), "pro_stereotyped_type1.txt.dev").unwrap_err();
+        assert_names(&err, "pro_stereotyped_type1.txt.dev", line);
+    }
+    let pro = read_winobias_lines(good.as_bytes(), "pro").unwrap();
+    let two = read_winobias_lines(
+        format!("{good}{}", good.replace("1 [", "2 [")).as_bytes(),
+        "anti",
+    )
+    .unwrap();
+    let err = pair_lines(&pro, "pro", &two, "anti", "t")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("pro") && err.contains("anti") && err.contains("1 sentences"),
+        "{err}"
+    );
+    let other = read_winobias_lines(good.replace("1 [", "7 [").as_bytes(), "anti").unwrap();
+    let err = pair_lines(&pro, "pro", &other, "anti", "t")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("number 7") && err.contains("sentence 1"),
+        "{err}"
+    );
+}

