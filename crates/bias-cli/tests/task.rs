@@ -1,0 +1,190 @@
+//! `bias task bbq|winogender|stereoset` and `--dataset winobias-*` on the tiny fixtures: each
+//! prints its table with the direction line, writes its JSON, resumes from its log without
+//! scoring again, and equals the library's numbers (which tests/lm_eval_tasks.rs and
+//! tests/stereoset_full.rs of bias-plm check against lm-evaluation-harness and StereoSet's code).
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn model(name: &str) -> String {
+    root()
+        .join("fixtures/models")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn data_dir() -> String {
+    let d = root().join("data");
+    assert!(
+        d.join("bbq/Age.jsonl").is_file(),
+        "data missing: run scripts/setup.sh"
+    );
+    d.display().to_string()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bias-task-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn bias() -> Command {
+    Command::cargo_bin("bias").unwrap()
+}
+
+fn run(args: &[&str]) -> String {
+    let out = bias().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn bbq_prints_both_definitions_with_directions_and_resumes() {
+    let dir = scratch("bbq");
+    let out = dir.display().to_string();
+    let (m, d) = (model("gpt2"), data_dir());
+    let args = [
+        "task",
+        "bbq",
+        "--model",
+        &m,
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+        "--categories",
+        "Age,SES",
+        "--per-category",
+        "6",
+        "--chunk",
+        "4",
+        "--out",
+        &out,
+    ];
+    let text = run(&args);
+    assert!(
+        text.contains("lm-evaluation-harness's `bbq` task"),
+        "{text}"
+    );
+    assert!(text.contains("BBQ_calculate_bias_score.R"), "{text}");
+    assert_eq!(text.matches("Direction:").count(), 2, "{text}");
+    let log = std::fs::read_to_string(dir.join("bbq.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 1 + 12, "a header and 12 examples");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("bbq.json")).unwrap()).unwrap();
+    assert_eq!(json["examples"], 12);
+    assert_eq!(json["lm_eval"]["n"], 12);
+    // A second run reads every example from the log: same output, log untouched.
+    assert_eq!(run(&args), text);
+    assert_eq!(std::fs::read_to_string(dir.join("bbq.jsonl")).unwrap(), log);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn winogender_prints_every_task() {
+    let (m, d) = (model("llama"), data_dir());
+    let text = run(&[
+        "task",
+        "winogender",
+        "--model",
+        &m,
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+    ]);
+    for task in [
+        "winogender_all",
+        "winogender_male",
+        "winogender_female",
+        "winogender_neutral",
+        "winogender_gotcha",
+        "winogender_gotcha_male",
+        "winogender_gotcha_female",
+    ] {
+        assert!(text.contains(&format!("| {task} ")), "{task}: {text}");
+    }
+    assert!(text.contains("| 720 "), "{text}");
+    assert!(text.contains("Direction:"), "{text}");
+}
+
+#[test]
+fn stereoset_on_a_masked_lm_gives_both_tasks_as_json() {
+    let (m, d) = (model("bert"), data_dir());
+    let text = run(&[
+        "task",
+        "stereoset",
+        "--model",
+        &m,
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+        "--split",
+        "test",
+        "--limit",
+        "8",
+        "--json",
+    ]);
+    let json: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["split"], "test");
+    assert_eq!(json["family"], "masked");
+    for task in ["intrasentence", "intersentence"] {
+        assert_eq!(json["scores"][task]["overall"]["n_items"], 8, "{task}");
+    }
+    assert_eq!(json["scores"]["overall"]["n_items"], 16);
+}
+
+#[test]
+fn a_causal_model_is_required_for_bbq() {
+    let out = bias()
+        .args([
+            "task",
+            "bbq",
+            "--model",
+            &model("bert"),
+            "--data-dir",
+            &data_dir(),
+            "--device",
+            "cpu",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.json") || err.contains("bert"), "{err}");
+}
+
+#[test]
+fn winobias_is_a_pair_data_set() {
+    let text = run(&[
+        "evaluate",
+        "--model",
+        &model("gpt2"),
+        "--dataset",
+        "winobias-type1-dev",
+        "--data-dir",
+        &data_dir(),
+        "--device",
+        "cpu",
+        "--limit",
+        "30",
+        "--out",
+        &scratch("winobias").join("t.csv").display().to_string(),
+    ]);
+    // The 30 pairs of type 1, dev, scored pro against anti, every measure per scorer.
+    assert!(text.contains("| ll-sum  | indicator | gender    | 30 "), "{text}");
+    assert!(text.contains("| ll-mean | jss "), "{text}");
+}
