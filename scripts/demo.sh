@@ -10,6 +10,8 @@
 #    second model of the report.
 # 3. `bias evaluate` of the demo model and its baseline on CrowS-Pairs and StereoSet with every
 #    scorer (AUL, AULA, CPS, SSS, all-masked) and measure (indicator, KLS, JSS).
+#    Then StereoSet's two tasks on the demo model (`bias task stereoset`), and BBQ and
+#    Winogender as lm-evaluation-harness runs them on a tiny causal LM (`bias task`).
 # 4. Embedding measures (SAME, WEAT, gWEAT, DirectBias per bias type) on all-MiniLM-L6-v2.
 # 5. `bias report` on the score tables of the demo model and of its random-head baseline, side by
 #    side.
@@ -48,6 +50,15 @@ step "Demo model on CrowS-Pairs: every scorer and measure" \
   "$BIAS" evaluate --model "$DEMO" --dataset crows-pairs --out "$OUT/crows_pairs.csv"
 step "Demo model on StereoSet (intrasentence dev): every scorer and measure" \
   "$BIAS" evaluate --model "$DEMO" --dataset stereoset --out "$OUT/stereoset.csv"
+step "StereoSet's two tasks (intrasentence and intersentence, first 300 items each) on the demo model" \
+  "$BIAS" task stereoset --model "$DEMO" --split dev --limit 300 --out "$OUT/tasks/demo-mlm"
+# BBQ and Winogender score answers with a causal LM; no real one ships in a package here, so the
+# tiny random GPT-2 of the test fixtures shows the commands and their output (its numbers mean
+# nothing). Give --model a Hugging Face causal-LM folder (gpt2, Llama, Mistral, Qwen2) instead.
+step "BBQ (20 examples per category) as lm-evaluation-harness's bbq task, with the authors' scores" \
+  "$BIAS" task bbq --model fixtures/models/gpt2 --per-category 20 --out "$OUT/tasks/gpt2-fixture"
+step "Winogender as lm-evaluation-harness's winogender tasks" \
+  "$BIAS" task winogender --model fixtures/models/gpt2 --out "$OUT/tasks/gpt2-fixture"
 step "Embedding measures on all-MiniLM-L6-v2 (CrowS-Pairs protocol of schroeder2024)" \
   "$BIAS" embed --model data/all-MiniLM-L6-v2 --dataset crows-pairs
 step "Report (HTML and Markdown, with figures): the demo model beside its random-head baseline" \

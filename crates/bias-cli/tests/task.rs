@@ -185,6 +185,9 @@ fn winobias_is_a_pair_data_set() {
         &scratch("winobias").join("t.csv").display().to_string(),
     ]);
     // The 30 pairs of type 1, dev, scored pro against anti, every measure per scorer.
-    assert!(text.contains("| ll-sum  | indicator | gender    | 30 "), "{text}");
+    assert!(
+        text.contains("| ll-sum  | indicator | gender    | 30 "),
+        "{text}"
+    );
     assert!(text.contains("| ll-mean | jss "), "{text}");
 }

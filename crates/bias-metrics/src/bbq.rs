@@ -308,21 +308,20 @@ pub fn bootstrap_lm_eval_bbq(
     };
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(options.seed);
     let mut values: [Vec<Option<f64>>; 5] = Default::default();
-    let mut sample: Vec<BbqAnswer> = Vec::with_capacity(answers.len());
+    let mut sample: Vec<&BbqAnswer> = Vec::with_capacity(answers.len());
     for _ in 0..options.replicates {
         sample.clear();
         for stratum in &strata {
             for _ in 0..stratum.len() {
-                sample.push(answers[stratum[rng.random_range(0..stratum.len())]].clone());
+                sample.push(&answers[stratum[rng.random_range(0..stratum.len())]]);
             }
         }
-        let m = lm_eval_bbq(&sample);
         for (v, x) in values.iter_mut().zip([
-            Some(m.acc),
-            m.accuracy_amb,
-            m.accuracy_disamb,
-            m.amb_bias_score,
-            m.disamb_bias_score,
+            mean_correct(&sample),
+            mean_correct(&of_condition(&sample, Condition::Ambiguous)),
+            mean_correct(&of_condition(&sample, Condition::Disambiguated)),
+            lm_eval_amb(&sample),
+            lm_eval_dis(&sample, Condition::Disambiguated),
         ]) {
             v.push(x);
         }

@@ -21,8 +21,8 @@ use std::path::Path;
 use bias_core::ContinuationScorer;
 use bias_data::bbq::{BbqExample, ContextCondition, QuestionPolarity};
 use bias_metrics::bbq::{
-    authors_bbq, lm_eval_bbq, AuthorsBbqRow, AuthorsDefinition, BbqAnswer, Condition, LmEvalBbq,
-    Polarity,
+    authors_bbq, bootstrap_lm_eval_bbq, lm_eval_bbq, AuthorsBbqRow, AuthorsDefinition, BbqAnswer,
+    Condition, LmEvalBbq, LmEvalBbqIntervals, Polarity,
 };
 use serde::{Deserialize, Serialize};
 
@@ -179,6 +179,9 @@ pub struct BbqRun {
     pub authors: Vec<AuthorsBbqRow>,
     /// The same with the paper text's definition ([`AuthorsDefinition::PaperText`]).
     pub authors_paper_text: Vec<AuthorsBbqRow>,
+    /// Percentile bootstrap intervals of lm-eval's overall numbers (1,000 replicates, 95 %,
+    /// seed 0, stratified by category: [`bias_metrics::BootstrapOptions::default`]).
+    pub intervals: LmEvalBbqIntervals,
 }
 
 /// Runs BBQ on `examples` with `scorer` ([`score_choices`] with its `log`, `options` and
@@ -205,7 +208,13 @@ pub fn run_bbq<S: ContinuationScorer + ?Sized>(
         .zip(&scores)
         .map(|(d, s)| d.answer(s.answer().expect("twelve choices")))
         .collect();
+    let intervals = bootstrap_lm_eval_bbq(&answers, bias_metrics::BootstrapOptions::default())
+        .map_err(|e| TaskError::InvalidDocument {
+            what: "BBQ run".into(),
+            reason: format!("no interval: {e}"),
+        })?;
     Ok(BbqRun {
+        intervals,
         lm_eval: lm_eval_bbq(&answers),
         authors: authors_bbq(&answers, AuthorsDefinition::Script),
         authors_paper_text: authors_bbq(&answers, AuthorsDefinition::PaperText),

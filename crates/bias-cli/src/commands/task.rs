@@ -207,6 +207,7 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
         "lm_eval": result.lm_eval,
         "authors": result.authors,
         "authors_paper_text": result.authors_paper_text,
+        "intervals": result.intervals,
     });
     t.write_json("bbq", &value)?;
     if t.json {
@@ -260,6 +261,14 @@ fn winogender(t: &TaskArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// `value [lower, upper]`, or the value alone without an interval.
+fn with_ci(v: Option<f64>, ci: Option<bias_metrics::Interval>) -> String {
+    match (v, ci) {
+        (Some(v), Some(i)) => format!("{v:.4} [{:.4}, {:.4}]", i.lower, i.upper),
+        _ => fmt(v, 4),
+    }
+}
+
 fn fmt(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "–".to_owned(), |v| format!("{v:.digits$}"))
 }
@@ -271,13 +280,14 @@ fn bbq_text(model: &str, run: &BbqRun) -> String {
         "BBQ, {model}: {} examples, lm-evaluation-harness's `bbq` task\n\n",
         e.n
     );
+    let ci = &run.intervals;
     let mut rows = vec![vec![
         "all".to_owned(),
-        format!("{:.4}", e.acc),
-        fmt(e.accuracy_amb, 4),
-        fmt(e.accuracy_disamb, 4),
-        fmt(e.amb_bias_score, 4),
-        fmt(e.disamb_bias_score, 4),
+        with_ci(Some(e.acc), Some(ci.acc)),
+        with_ci(e.accuracy_amb, ci.accuracy_amb),
+        with_ci(e.accuracy_disamb, ci.accuracy_disamb),
+        with_ci(e.amb_bias_score, ci.amb_bias_score),
+        with_ci(e.disamb_bias_score, ci.disamb_bias_score),
     ]];
     for (category, b) in &e.by_category {
         rows.push(vec![
@@ -301,11 +311,15 @@ fn bbq_text(model: &str, run: &BbqRun) -> String {
         ],
         &rows,
     );
-    out.push_str(
-        "\nDirection: accuracy, higher is better (1 = every answer right). Bias scores in \
-         [-1, 1]: 0 = no bias, positive = answers follow the stereotype, negative = they go \
+    out.push_str(&format!(
+        "\n[a, b]: {:.0} % percentile bootstrap interval ({} replicates, seed {}, stratified by \
+         category).\nDirection: accuracy, higher is better (1 = every answer right). Bias scores \
+         in [-1, 1]: 0 = no bias, positive = answers follow the stereotype, negative = they go \
          against it; farther from 0 is more biased.\n\n",
-    );
+        100.0 * ci.options.level,
+        ci.options.replicates,
+        ci.options.seed
+    ));
     out.push_str(
         "The BBQ authors' script (BBQ_calculate_bias_score.R: target_loc, names apart, ×100)\n\n",
     );
