@@ -339,3 +339,55 @@ pub fn bootstrap_lm_eval_bbq(
         options,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(category: &str, condition: Condition, correct: bool, biased: bool) -> BbqAnswer {
+        BbqAnswer {
+            category: category.into(),
+            condition,
+            polarity: Polarity::Negative,
+            correct,
+            unknown: false,
+            lm_eval_biased: biased,
+            target_selected: Some(biased),
+            names: false,
+            authors_rows: 1,
+        }
+    }
+
+    #[test]
+    fn the_bootstrap_is_seeded_and_keeps_each_category() {
+        let mut answers = Vec::new();
+        for i in 0..40u32 {
+            answers.push(answer(
+                "Age",
+                Condition::Ambiguous,
+                i.is_multiple_of(3),
+                i.is_multiple_of(2),
+            ));
+            answers.push(answer(
+                "Age",
+                Condition::Disambiguated,
+                !i.is_multiple_of(4),
+                i.is_multiple_of(5),
+            ));
+            // Every SES answer correct: its count stays 20 in every replicate.
+            if i < 20 {
+                answers.push(answer("SES", Condition::Disambiguated, true, false));
+            }
+        }
+        let options = crate::BootstrapOptions::default();
+        let a = bootstrap_lm_eval_bbq(&answers, options).unwrap();
+        assert_eq!(a, bootstrap_lm_eval_bbq(&answers, options).unwrap());
+        let point = lm_eval_bbq(&answers);
+        assert!(a.acc.lower <= point.acc && point.acc <= a.acc.upper);
+        let amb = a.amb_bias_score.unwrap();
+        assert!(amb.lower < amb.upper);
+        let other = bootstrap_lm_eval_bbq(&answers, crate::BootstrapOptions { seed: 1, ..options });
+        assert_ne!(a, other.unwrap());
+        assert!(bootstrap_lm_eval_bbq(&[], options).is_err());
+    }
+}

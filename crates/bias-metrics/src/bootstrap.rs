@@ -293,3 +293,49 @@ pub fn bootstrap_by_type(
         })
         .collect())
 }
+
+/// Seeded percentile bootstrap interval of the mean of `values` (an accuracy, when they are 0s
+/// and 1s): each of the B replicates draws `values.len()` of them with replacement from
+/// `ChaCha8Rng::seed_from_u64(seed)`; numpy's linear quantiles. `options.stratified` is ignored
+/// (there are no strata).
+///
+/// ```
+/// use bias_metrics::{bootstrap_mean, BootstrapOptions};
+///
+/// let hits = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0];
+/// let ci = bootstrap_mean(&hits, BootstrapOptions::default())?;
+/// assert!(ci.lower < 0.625 && 0.625 < ci.upper);
+/// # Ok::<(), bias_metrics::MetricsError>(())
+/// ```
+///
+/// # Errors
+/// [`MetricsError::Empty`] for no values; [`MetricsError::InvalidParameter`] for
+/// `replicates = 0`, a level outside (0, 1) or a non-finite value.
+pub fn bootstrap_mean(values: &[f64], options: BootstrapOptions) -> Result<Interval, MetricsError> {
+    if values.is_empty() {
+        return Err(MetricsError::Empty {
+            what: "bootstrap_mean".into(),
+        });
+    }
+    if options.replicates == 0
+        || !(options.level > 0.0 && options.level < 1.0)
+        || values.iter().any(|v| !v.is_finite())
+    {
+        return Err(MetricsError::InvalidParameter {
+            name: "bootstrap_mean".into(),
+            value: format!(
+                "{} replicates at level {} over {} values",
+                options.replicates,
+                options.level,
+                values.len()
+            ),
+            expected: "at least 1 replicate, a level in (0, 1) and finite values".into(),
+        });
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+    let n = values.len();
+    let means = (0..options.replicates)
+        .map(|_| (0..n).map(|_| values[rng.random_range(0..n)]).sum::<f64>() / n as f64)
+        .collect();
+    Ok(Interval::of(means, options.level))
+}

@@ -77,7 +77,8 @@ mod spec;
 mod weighting;
 
 pub use bootstrap::{
-    bootstrap_by_type, bootstrap_ci, BootstrapInterval, BootstrapOptions, Interval, TypeBootstrap,
+    bootstrap_by_type, bootstrap_ci, bootstrap_mean, BootstrapInterval, BootstrapOptions, Interval,
+    TypeBootstrap,
 };
 pub use distribution::{fit_pair_scores, DistributionOptions, SmallTypePolicy};
 pub use gaussian::Gaussian;

@@ -243,6 +243,114 @@ pub fn stereoset_full_scores(
     }
 }
 
+/// Percentile intervals of SS, LMS and ICAT.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ScoreIntervals {
+    /// SS.
+    pub ss: crate::Interval,
+    /// LMS.
+    pub lms: crate::Interval,
+    /// ICAT.
+    pub icat: crate::Interval,
+}
+
+/// Bootstrap intervals of [`stereoset_full_scores`]' overall numbers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StereoSetIntervals {
+    /// The intrasentence task's overall SS, LMS, ICAT.
+    pub intrasentence: Option<ScoreIntervals>,
+    /// The intersentence task's.
+    pub intersentence: Option<ScoreIntervals>,
+    /// Both tasks' items together.
+    pub overall: ScoreIntervals,
+    /// The settings.
+    pub options: crate::BootstrapOptions,
+}
+
+/// Seeded percentile bootstrap intervals of the overall SS, LMS and ICAT of each task and of
+/// both: each replicate resamples the items with replacement — within each (task, domain) when
+/// `options.stratified`, keeping the counts — from `ChaCha8Rng::seed_from_u64(options.seed)`,
+/// strata in (task, domain name) order, and aggregates them as [`stereoset_full_scores`] does;
+/// numpy's linear quantiles. A task without items gets no interval.
+///
+/// # Errors
+/// [`crate::MetricsError::Empty`] for no items at all;
+/// [`crate::MetricsError::InvalidParameter`] for `replicates = 0` or a level outside (0, 1).
+pub fn bootstrap_stereoset(
+    intrasentence: &[ItemOutcome],
+    intersentence: &[ItemOutcome],
+    options: crate::BootstrapOptions,
+) -> Result<StereoSetIntervals, crate::MetricsError> {
+    use rand::{Rng, SeedableRng};
+
+    if intrasentence.is_empty() && intersentence.is_empty() {
+        return Err(crate::MetricsError::Empty {
+            what: "StereoSet items".into(),
+        });
+    }
+    if options.replicates == 0 || !(options.level > 0.0 && options.level < 1.0) {
+        return Err(crate::MetricsError::InvalidParameter {
+            name: "bootstrap".into(),
+            value: format!(
+                "{} replicates at level {}",
+                options.replicates, options.level
+            ),
+            expected: "at least 1 replicate and a level in (0, 1)".into(),
+        });
+    }
+    let strata = |items: &[ItemOutcome]| -> Vec<Vec<usize>> {
+        if !options.stratified {
+            return vec![(0..items.len()).collect()];
+        }
+        let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, it) in items.iter().enumerate() {
+            by.entry(it.domain.as_str()).or_default().push(i);
+        }
+        by.into_values().collect()
+    };
+    let (strata_intra, strata_inter) = (strata(intrasentence), strata(intersentence));
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(options.seed);
+    let mut values: [Vec<f64>; 9] = Default::default();
+    fn draw<'a>(
+        items: &'a [ItemOutcome],
+        strata: &[Vec<usize>],
+        rng: &mut rand_chacha::ChaCha8Rng,
+    ) -> Vec<&'a ItemOutcome> {
+        let mut out = Vec::with_capacity(items.len());
+        for stratum in strata {
+            for _ in 0..stratum.len() {
+                out.push(&items[stratum[rng.random_range(0..stratum.len())]]);
+            }
+        }
+        out
+    }
+    for _ in 0..options.replicates {
+        let a = draw(intrasentence, &strata_intra, &mut rng);
+        let b = draw(intersentence, &strata_inter, &mut rng);
+        let [intra, inter, both] = [
+            score(a.iter().copied()),
+            score(b.iter().copied()),
+            score(b.iter().chain(&a).copied()),
+        ];
+        for (k, s) in [intra, inter, both].iter().enumerate() {
+            values[3 * k].push(s.ss);
+            values[3 * k + 1].push(s.lms);
+            values[3 * k + 2].push(s.icat);
+        }
+    }
+    let intervals = |k: usize| ScoreIntervals {
+        ss: crate::Interval::of(values[3 * k].clone(), options.level),
+        lms: crate::Interval::of(values[3 * k + 1].clone(), options.level),
+        icat: crate::Interval::of(values[3 * k + 2].clone(), options.level),
+    };
+    Ok(StereoSetIntervals {
+        intrasentence: (!intrasentence.is_empty()).then(|| intervals(0)),
+        intersentence: (!intersentence.is_empty()).then(|| intervals(1)),
+        overall: intervals(2),
+        options,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,6 +380,47 @@ mod tests {
     /// race: SS 33.33.., LMS 50, ICAT 50 * 33.33.. / 50 = 33.33...
     /// overall (3 terms): SS (50 + 100 + 33.33..) / 3 = 61.11.., LMS 50,
     ///   ICAT 50 * 38.88.. / 50 = 38.88.. (not a mean of the domain ICATs).
+    #[test]
+    fn the_bootstrap_is_seeded_and_brackets_the_estimates() {
+        let outcome = |i: usize, domain: &str| ItemOutcome {
+            target: format!("t{}", i % 5),
+            domain: domain.into(),
+            stereo_over_anti: !i.is_multiple_of(3),
+            stereo_over_unrelated: !i.is_multiple_of(4),
+            anti_over_unrelated: !i.is_multiple_of(7),
+        };
+        let intra: Vec<_> = (0..60)
+            .map(|i| {
+                outcome(
+                    i,
+                    if i.is_multiple_of(2) {
+                        "race"
+                    } else {
+                        "gender"
+                    },
+                )
+            })
+            .collect();
+        let inter: Vec<_> = (0..40).map(|i| outcome(i + 1, "race")).collect();
+        let options = crate::BootstrapOptions::default();
+        let a = bootstrap_stereoset(&intra, &inter, options).unwrap();
+        assert_eq!(a, bootstrap_stereoset(&intra, &inter, options).unwrap());
+        let point = stereoset_full_scores(&intra, &inter);
+        let i = a.intrasentence.unwrap();
+        assert!(
+            i.ss.lower <= point.intrasentence.overall.ss
+                && point.intrasentence.overall.ss <= i.ss.upper
+        );
+        assert!(
+            a.overall.lms.lower <= point.overall.lms && point.overall.lms <= a.overall.lms.upper
+        );
+        assert!(bootstrap_stereoset(&intra, &[], options)
+            .unwrap()
+            .intersentence
+            .is_none());
+        assert!(bootstrap_stereoset(&[], &[], options).is_err());
+    }
+
     #[test]
     fn hand_calculation() {
         let items = [

@@ -128,7 +128,15 @@ fn check(model: &str) {
     let mut worst = 0.0f64;
     for split in ["dev", "test"] {
         let expected = &fixture["splits"][split];
-        let run = run_stereoset(&mut *scorer, &set(split), Some(n), 256, &mut |_, _| {}).unwrap();
+        let run = run_stereoset(
+            &mut *scorer,
+            &set(split),
+            Some(n),
+            None,
+            bias_tasks::ChoiceRunOptions::default(),
+            &mut |_, _| {},
+        )
+        .unwrap();
         for (section, ours) in [
             ("intrasentence", &run.intrasentence),
             ("intersentence", &run.intersentence),

@@ -47,6 +47,8 @@ pub struct ChoiceScores {
     pub log_likelihoods: Vec<f64>,
     /// Whether each choice is the model's greedy continuation.
     pub is_greedy: Vec<bool>,
+    /// The tokens each log-likelihood sums over.
+    pub tokens: Vec<usize>,
 }
 
 impl ChoiceScores {
@@ -81,14 +83,16 @@ impl Default for ChoiceRunOptions {
     }
 }
 
-/// The SHA-256 of a document list (every context and choice, length-prefixed), which a run log
-/// records so that it is never resumed on other documents.
-pub fn documents_sha256(docs: &[MultipleChoice]) -> String {
+/// The SHA-256 of the documents' requests (every context and continuation, length-prefixed),
+/// which a run log records so that it is never resumed on other documents.
+pub fn documents_sha256(docs: &[Vec<Continuation>]) -> String {
     let mut h = Sha256::new();
     for d in docs {
-        for text in std::iter::once(&d.context).chain(&d.choices) {
-            h.update((text.len() as u64).to_le_bytes());
-            h.update(text.as_bytes());
+        for r in d {
+            for text in [&r.context, &r.continuation] {
+                h.update((text.len() as u64).to_le_bytes());
+                h.update(text.as_bytes());
+            }
         }
         h.update(u64::MAX.to_le_bytes());
     }
@@ -133,7 +137,24 @@ pub fn score_choices<S: ContinuationScorer + ?Sized>(
     options: ChoiceRunOptions,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<ChoiceScores>, TaskError> {
-    if let Some(doc) = docs.iter().position(|d| d.choices.is_empty()) {
+    let requests: Vec<Vec<Continuation>> = docs.iter().map(MultipleChoice::requests).collect();
+    score_documents(scorer, &requests, log, options, progress)
+}
+
+/// [`score_choices`] for documents given as their requests (any contexts, one score per
+/// request): what a task whose answers are not `(prompt, " " + choice)` runs (StereoSet's
+/// sentences).
+///
+/// # Errors
+/// As [`score_choices`].
+pub fn score_documents<S: ContinuationScorer + ?Sized>(
+    scorer: &mut S,
+    docs: &[Vec<Continuation>],
+    log: Option<(&Path, &str)>,
+    options: ChoiceRunOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Vec<ChoiceScores>, TaskError> {
+    if let Some(doc) = docs.iter().position(Vec::is_empty) {
         return Err(TaskError::NoChoices { doc });
     }
     let mut done: Vec<Option<ChoiceScores>> = vec![None; docs.len()];
@@ -145,7 +166,7 @@ pub fn score_choices<S: ContinuationScorer + ?Sized>(
     let mut finished = docs.len() - todo.len();
     progress(finished, docs.len());
     for chunk in todo.chunks(options.chunk_docs.max(1)) {
-        let requests: Vec<Continuation> = chunk.iter().flat_map(|&i| docs[i].requests()).collect();
+        let requests: Vec<Continuation> = chunk.iter().flat_map(|&i| docs[i].clone()).collect();
         let first = chunk[0];
         let end = chunk[chunk.len() - 1] + 1;
         let answers = scorer
@@ -160,7 +181,7 @@ pub fn score_choices<S: ContinuationScorer + ?Sized>(
         let mut next = answers.into_iter();
         let mut lines = String::new();
         for &i in chunk {
-            let n = docs[i].choices.len();
+            let n = docs[i].len();
             let of: Vec<_> = next.by_ref().take(n).collect();
             if let Some((choice, a)) = of
                 .iter()
@@ -176,6 +197,7 @@ pub fn score_choices<S: ContinuationScorer + ?Sized>(
             let scores = ChoiceScores {
                 log_likelihoods: of.iter().map(|a| a.log_likelihood).collect(),
                 is_greedy: of.iter().map(|a| a.is_greedy).collect(),
+                tokens: of.iter().map(|a| a.tokens).collect(),
             };
             if writer.is_some() {
                 let line = LogLine {
@@ -208,7 +230,7 @@ pub fn score_choices<S: ContinuationScorer + ?Sized>(
 fn open_log<'p>(
     path: &'p Path,
     run: &str,
-    docs: &[MultipleChoice],
+    docs: &[Vec<Continuation>],
     done: &mut [Option<ChoiceScores>],
 ) -> Result<(&'p Path, File), TaskError> {
     let io = |source| TaskError::Io {
@@ -255,14 +277,15 @@ fn open_log<'p>(
         let complete = kept_bytes + (line.len() as u64) < total;
         match serde_json::from_slice::<LogLine>(&line) {
             Ok(l) if complete && l.doc < docs.len() => {
-                if l.scores.log_likelihoods.len() != docs[l.doc].choices.len()
-                    || l.scores.is_greedy.len() != docs[l.doc].choices.len()
+                let n = docs[l.doc].len();
+                if l.scores.log_likelihoods.len() != n
+                    || l.scores.is_greedy.len() != n
+                    || l.scores.tokens.len() != n
                 {
                     return Err(not_resuming(format!(
-                        "document {} has {} scores for {} choices",
+                        "document {} has {} scores for {n} requests",
                         l.doc,
                         l.scores.log_likelihoods.len(),
-                        docs[l.doc].choices.len()
                     )));
                 }
                 done[l.doc] = Some(l.scores);

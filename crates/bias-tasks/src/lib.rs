@@ -50,5 +50,5 @@ pub mod stereoset;
 pub mod winogender;
 
 pub use bbq::{run_bbq, BbqDoc, BbqRun};
-pub use choice::{score_choices, ChoiceRunOptions, ChoiceScores, MultipleChoice};
+pub use choice::{score_choices, score_documents, ChoiceRunOptions, ChoiceScores, MultipleChoice};
 pub use error::TaskError;

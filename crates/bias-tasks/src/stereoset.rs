@@ -20,11 +20,17 @@
 //! sentence on the context, on the first 1,000 items only. Neither is reproduced; the score here
 //! is the conditional one, stated as such.
 
+use std::path::Path;
+
 use bias_core::{Continuation, ContinuationScorer};
 use bias_data::stereoset::{GoldLabel, Section, StereoItem, StereoSet};
-use bias_metrics::stereoset::{stereoset_full_scores, ItemScores, StereoSetFullScores};
+use bias_metrics::stereoset::{
+    bootstrap_stereoset, stereoset_full_scores, ItemOutcome, ItemScores, StereoSetFullScores,
+    StereoSetIntervals,
+};
 use serde::{Deserialize, Serialize};
 
+use crate::choice::{score_documents, ChoiceRunOptions, ChoiceScores};
 use crate::TaskError;
 
 /// One scored sentence.
@@ -45,6 +51,9 @@ pub struct StereoSetRun {
     pub intersentence: Vec<SentenceScore>,
     /// SS, LMS and ICAT per task, per domain and overall.
     pub scores: StereoSetFullScores,
+    /// Percentile bootstrap intervals of the overall numbers (1,000 replicates, 95 %, seed 0,
+    /// items resampled within each task and domain).
+    pub intervals: StereoSetIntervals,
 }
 
 /// The request that scores one sentence of an item.
@@ -64,42 +73,31 @@ pub fn request(section: Section, item: &StereoItem, sentence: &str) -> Continuat
 }
 
 /// Scores both tasks of `set` (the first `limit` items of each, all with `None`) with
-/// `scorer`, `chunk` sentences per call, calling `progress(done, total)` in sentences.
+/// `scorer` through [`score_documents`] — one document per item, its three sentences in the
+/// order stereotype, anti-stereotype, unrelated; intrasentence items first — with its `log`
+/// (resumable), `options` and `progress` (in items).
 ///
 /// # Errors
-/// [`TaskError::Data`] for an item without its three gold labels; [`TaskError::Model`];
-/// [`TaskError::NonFinite`] naming the item.
+/// [`TaskError::InvalidDocument`] for an item without its three gold labels; those of
+/// [`score_documents`].
 pub fn run_stereoset<S: ContinuationScorer + ?Sized>(
     scorer: &mut S,
     set: &StereoSet,
     limit: Option<usize>,
-    chunk: usize,
+    log: Option<(&Path, &str)>,
+    options: ChoiceRunOptions,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<StereoSetRun, TaskError> {
     let sections = [Section::Intrasentence, Section::Intersentence];
-    let items: Vec<&[StereoItem]> = sections
-        .iter()
-        .map(|&s| {
-            let all = set.items(s);
-            &all[..limit.unwrap_or(all.len()).min(all.len())]
-        })
-        .collect();
-    let total: usize = items.iter().map(|i| 3 * i.len()).sum();
-    let mut done = 0;
-    progress(done, total);
-    let mut scored: Vec<Vec<SentenceScore>> = Vec::new();
-    let mut outcomes: Vec<Vec<ItemScores>> = Vec::new();
-    for (&section, of) in sections.iter().zip(&items) {
-        let mut sentences = Vec::with_capacity(3 * of.len());
-        let mut requests = Vec::with_capacity(3 * of.len());
-        for item in *of {
-            for label in [
-                GoldLabel::Stereotype,
-                GoldLabel::AntiStereotype,
-                GoldLabel::Unrelated,
-            ] {
-                let s = item
-                    .sentence_with(label)
+    let mut docs: Vec<Vec<Continuation>> = Vec::new();
+    let mut ids: Vec<[String; 3]> = Vec::new();
+    let mut items: Vec<&StereoItem> = Vec::new();
+    let mut counts = [0usize; 2];
+    for (k, &section) in sections.iter().enumerate() {
+        let all = set.items(section);
+        for item in &all[..limit.unwrap_or(all.len()).min(all.len())] {
+            let sentence = |label: GoldLabel| {
+                item.sentence_with(label)
                     .ok_or_else(|| TaskError::InvalidDocument {
                         what: format!(
                             "{} StereoSet {} item {}",
@@ -108,64 +106,54 @@ pub fn run_stereoset<S: ContinuationScorer + ?Sized>(
                             item.id
                         ),
                         reason: format!("no sentence labelled {}", label.as_str()),
-                    })?;
-                sentences.push(s.id.clone());
-                requests.push(request(section, item, &s.sentence));
-            }
+                    })
+            };
+            let three = [
+                sentence(GoldLabel::Stereotype)?,
+                sentence(GoldLabel::AntiStereotype)?,
+                sentence(GoldLabel::Unrelated)?,
+            ];
+            docs.push(
+                three
+                    .iter()
+                    .map(|s| request(section, item, &s.sentence))
+                    .collect(),
+            );
+            ids.push(three.map(|s| s.id.clone()));
+            items.push(item);
+            counts[k] += 1;
         }
-        let mut scores = Vec::with_capacity(requests.len());
-        for (k, batch) in requests.chunks(chunk.max(1)).enumerate() {
-            let first = k * chunk.max(1);
-            let answers = scorer
-                .score_continuations(batch)
-                .map_err(|source| TaskError::Model {
-                    first,
-                    end: first + batch.len(),
-                    source,
-                })?;
-            for (j, a) in answers.iter().enumerate() {
-                let mean = a.log_likelihood / a.tokens.max(1) as f64;
-                if !mean.is_finite() {
-                    return Err(TaskError::NonFinite {
-                        doc: (first + j) / 3,
-                        choice: (first + j) % 3,
-                        value: mean,
-                    });
-                }
-                scores.push(mean);
-            }
-            done += batch.len();
-            progress(done, total);
-        }
-        outcomes.push(
-            of.iter()
-                .enumerate()
-                .map(|(i, item)| ItemScores {
-                    target: item.target.clone(),
-                    domain: item.bias_type.to_string(),
-                    stereo: scores[3 * i],
-                    anti: scores[3 * i + 1],
-                    unrelated: scores[3 * i + 2],
-                })
-                .collect(),
-        );
-        scored.push(
-            sentences
-                .into_iter()
-                .zip(scores)
-                .map(|(id, score)| SentenceScore { id, score })
-                .collect(),
-        );
     }
-    let outcome = |items: &[ItemScores]| -> Vec<bias_metrics::stereoset::ItemOutcome> {
-        items.iter().map(Into::into).collect()
-    };
-    let scores = stereoset_full_scores(&outcome(&outcomes[0]), &outcome(&outcomes[1]));
-    let mut scored = scored.into_iter();
+    let scores = score_documents(scorer, &docs, log, options, progress)?;
+    let mean = |s: &ChoiceScores, j: usize| s.log_likelihoods[j] / s.tokens[j].max(1) as f64;
+    let mut sentences: Vec<SentenceScore> = Vec::with_capacity(3 * docs.len());
+    let mut item_scores: Vec<ItemScores> = Vec::with_capacity(docs.len());
+    for ((item, ids), s) in items.iter().zip(ids).zip(&scores) {
+        let [stereo, anti, unrelated] = [0, 1, 2].map(|j| mean(s, j));
+        for (id, score) in ids.into_iter().zip([stereo, anti, unrelated]) {
+            sentences.push(SentenceScore { id, score });
+        }
+        item_scores.push(ItemScores {
+            target: item.target.clone(),
+            domain: item.bias_type.to_string(),
+            stereo,
+            anti,
+            unrelated,
+        });
+    }
+    let outcomes: Vec<ItemOutcome> = item_scores.iter().map(Into::into).collect();
+    let (intra, inter) = outcomes.split_at(counts[0]);
+    let intersentence = sentences.split_off(3 * counts[0]);
+    let intervals = bootstrap_stereoset(intra, inter, bias_metrics::BootstrapOptions::default())
+        .map_err(|e| TaskError::InvalidDocument {
+            what: format!("{} StereoSet", set.source_name),
+            reason: format!("no interval: {e}"),
+        })?;
     Ok(StereoSetRun {
-        intrasentence: scored.next().expect("two sections"),
-        intersentence: scored.next().expect("two sections"),
-        scores,
+        intrasentence: sentences,
+        intersentence,
+        scores: stereoset_full_scores(intra, inter),
+        intervals,
     })
 }
 

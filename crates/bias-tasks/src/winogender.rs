@@ -119,6 +119,10 @@ pub struct WinogenderAccuracy {
     pub task: WinogenderTask,
     /// `acc`, `None` for a task without sentences.
     pub acc: Option<f64>,
+    /// Its percentile bootstrap interval
+    /// ([`bias_metrics::bootstrap_mean`] with [`bias_metrics::BootstrapOptions::default`]:
+    /// 1,000 replicates, 95 %, seed 0).
+    pub interval: Option<bias_metrics::Interval>,
     /// Sentences in the task.
     pub n: usize,
 }
@@ -141,9 +145,15 @@ pub fn accuracies(
                 .map(|((s, _), sc)| sc.answer() == Some(label(s)))
                 .collect();
             let n = outcomes.len();
+            let hits: Vec<f64> = outcomes.iter().map(|&c| f64::from(u8::from(c))).collect();
             WinogenderAccuracy {
                 task,
-                acc: (n > 0).then(|| outcomes.iter().filter(|&&c| c).count() as f64 / n as f64),
+                acc: (n > 0).then(|| hits.iter().sum::<f64>() / n as f64),
+                interval: bias_metrics::bootstrap_mean(
+                    &hits,
+                    bias_metrics::BootstrapOptions::default(),
+                )
+                .ok(),
                 n,
             }
         })

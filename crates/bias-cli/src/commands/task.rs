@@ -365,12 +365,19 @@ fn winogender_text(model: &str, acc: &[WinogenderAccuracy]) -> String {
     let mut out = format!("Winogender, {model}: lm-evaluation-harness's winogender tasks\n\n");
     let rows: Vec<Vec<String>> = acc
         .iter()
-        .map(|a| vec![a.task.name().to_owned(), a.n.to_string(), fmt(a.acc, 4)])
+        .map(|a| {
+            vec![
+                a.task.name().to_owned(),
+                a.n.to_string(),
+                with_ci(a.acc, a.interval),
+            ]
+        })
         .collect();
     write_markdown_table(&mut out, &["task", "n", "acc"], &rows);
     out.push_str(
-        "\nDirection: acc, higher is better (0.5 = chance between the two referents); a gap \
-         between the male and female tasks, or a lower gotcha acc, is gender bias.\n",
+        "\n[a, b]: 95 % percentile bootstrap interval (1000 replicates, seed 0).\nDirection: acc, \
+         higher is better (0.5 = chance between the two referents); a gap between the male and \
+         female tasks, or a lower gotcha acc, is gender bias.\n",
     );
     out
 }
@@ -384,12 +391,24 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     let set = bias_data::stereoset::read_stereoset_path(&path)?;
     let lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
     let mut scorer = lm.continuation_scorer(t.scoring())?;
-    let bar = progress_bar("sentences");
+    let split = format!("{:?}", args.split).to_lowercase();
+    let log = match &t.out {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
+            let run = format!("stereoset {split} on {} ({})", lm.name(), lm.digest()?);
+            Some((dir.join(format!("stereoset-{split}.jsonl")), run))
+        }
+        None => None,
+    };
+    let bar = progress_bar("items");
     let run = bias_tasks::stereoset::run_stereoset(
         &mut *scorer,
         &set,
         args.limit,
-        t.chunk.max(1) * 3,
+        log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
+        ChoiceRunOptions {
+            chunk_docs: t.chunk.max(1),
+        },
         &mut |done, total| {
             bar.set_length(total as u64);
             bar.set_position(done as u64);
@@ -398,12 +417,13 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     bar.finish_and_clear();
     let value = serde_json::json!({
         "task": "stereoset",
-        "split": format!("{:?}", args.split).to_lowercase(),
+        "split": split,
         "model": lm.name(),
         "family": lm.family(),
         "scores": run.scores,
+        "intervals": run.intervals,
     });
-    t.write_json("stereoset", &value)?;
+    t.write_json(&format!("stereoset-{split}"), &value)?;
     if t.json {
         println!(
             "{}",
@@ -413,6 +433,7 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
         print!(
             "{}",
             stereoset_text(
+                &run.intervals,
                 lm.name(),
                 value["split"].as_str().unwrap_or(""),
                 &run.scores
@@ -423,37 +444,50 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
 }
 
 fn stereoset_text(
+    ci: &bias_metrics::stereoset::StereoSetIntervals,
     model: &str,
     split: &str,
     s: &bias_metrics::stereoset::StereoSetFullScores,
 ) -> String {
     let mut out = format!("StereoSet {split}, {model}\n\n");
-    let row = |task: &str, group: &str, x: &bias_metrics::stereoset::Scores| {
+    use bias_metrics::stereoset::{ScoreIntervals, Scores};
+    let cell = |v: f64, i: Option<bias_metrics::Interval>| match i {
+        Some(i) => format!("{v:.2} [{:.2}, {:.2}]", i.lower, i.upper),
+        None => format!("{v:.2}"),
+    };
+    let row = |task: &str, group: &str, x: &Scores, i: Option<&ScoreIntervals>| {
         vec![
             task.to_owned(),
             group.to_owned(),
             x.n_items.to_string(),
-            format!("{:.2}", x.ss),
-            format!("{:.2}", x.lms),
-            format!("{:.2}", x.icat),
+            cell(x.ss, i.map(|i| i.ss)),
+            cell(x.lms, i.map(|i| i.lms)),
+            cell(x.icat, i.map(|i| i.icat)),
         ]
     };
     let mut rows = Vec::new();
-    for (task, scores) in [
-        ("intrasentence", &s.intrasentence),
-        ("intersentence", &s.intersentence),
+    for (task, scores, i) in [
+        ("intrasentence", &s.intrasentence, ci.intrasentence.as_ref()),
+        ("intersentence", &s.intersentence, ci.intersentence.as_ref()),
     ] {
         for (domain, x) in &scores.by_domain {
-            rows.push(row(task, domain, x));
+            rows.push(row(task, domain, x, None));
         }
-        rows.push(row(task, "overall", &scores.overall));
+        rows.push(row(task, "overall", &scores.overall, i));
     }
-    rows.push(row("both", "overall", &s.overall));
+    rows.push(row("both", "overall", &s.overall, Some(&ci.overall)));
     write_markdown_table(
         &mut out,
         &["task", "domain", "items", "SS", "LMS", "ICAT"],
         &rows,
     );
+    out.push_str(&format!(
+        "\n[a, b]: {:.0} % percentile bootstrap interval ({} replicates, seed {}, items resampled \
+         within task and domain).",
+        100.0 * ci.options.level,
+        ci.options.replicates,
+        ci.options.seed
+    ));
     out.push_str(
         "\nDirection: SS 50 = no bias, above 50 = prefers the stereotype; LMS higher is better \
          (100 = always prefers a meaningful sentence); ICAT 100 = unbiased and always meaningful.\n",
