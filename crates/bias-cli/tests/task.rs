@@ -191,3 +191,53 @@ fn winobias_is_a_pair_data_set() {
     );
     assert!(text.contains("| ll-mean | jss "), "{text}");
 }
+
+#[test]
+fn bbq_shards_then_a_gathering_run_equal_one_run() {
+    let (m, d) = (model("gpt2"), data_dir());
+    let one = scratch("bbq-one");
+    let sharded = scratch("bbq-sharded");
+    let args = |out: &str| -> Vec<String> {
+        [
+            "task",
+            "bbq",
+            "--model",
+            &m,
+            "--data-dir",
+            &d,
+            "--device",
+            "cpu",
+            "--categories",
+            "Religion,SES",
+            "--per-category",
+            "5",
+            "--chunk",
+            "2",
+            "--out",
+            out,
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    };
+    let (one_s, sharded_s) = (one.display().to_string(), sharded.display().to_string());
+    let expected = run(&args(&one_s).iter().map(String::as_str).collect::<Vec<_>>());
+    for shard in ["1/3", "2/3", "3/3"] {
+        let mut a = args(&sharded_s);
+        a.extend(["--shard".to_owned(), shard.to_owned()]);
+        let out = bias().args(&a).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("shard {shard}")));
+    }
+    assert!(!sharded.join("bbq.jsonl").exists());
+    let gathered = bias().args(args(&sharded_s)).output().unwrap();
+    assert!(gathered.status.success());
+    assert!(String::from_utf8_lossy(&gathered.stderr)
+        .contains("gathered 10 documents from 3 shard logs"));
+    assert_eq!(String::from_utf8(gathered.stdout).unwrap(), expected);
+    let _ = std::fs::remove_dir_all(&one);
+    let _ = std::fs::remove_dir_all(&sharded);
+}

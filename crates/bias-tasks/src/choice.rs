@@ -163,6 +163,110 @@ pub fn score_documents<S: ContinuationScorer + ?Sized>(
         None => None,
     };
     let todo: Vec<usize> = (0..docs.len()).filter(|&i| done[i].is_none()).collect();
+    run_chunks(
+        scorer,
+        docs,
+        &todo,
+        &mut done,
+        writer.as_mut(),
+        options,
+        progress,
+    )?;
+    Ok(done
+        .into_iter()
+        .map(|d| d.expect("every document scored"))
+        .collect())
+}
+
+/// Scores shard `shard` of `docs` only — whole chunks of `options.chunk_docs` documents, as
+/// [`bias_core::run::Shard::range`] cuts them — into its own log (resumable), with the header of
+/// the whole run, so that separate jobs can share the work: [`import_shard_logs`] then gathers
+/// the shards' logs into the run's log, from which [`score_documents`] resumes with nothing left
+/// to score. Returns the documents of the shard.
+///
+/// # Errors
+/// As [`score_documents`].
+pub fn score_shard<S: ContinuationScorer + ?Sized>(
+    scorer: &mut S,
+    docs: &[Vec<Continuation>],
+    shard: bias_core::run::Shard,
+    log: (&Path, &str),
+    options: ChoiceRunOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<std::ops::Range<usize>, TaskError> {
+    if let Some(doc) = docs.iter().position(Vec::is_empty) {
+        return Err(TaskError::NoChoices { doc });
+    }
+    let range = shard.range(docs.len(), options.chunk_docs.max(1));
+    let mut done: Vec<Option<ChoiceScores>> = vec![None; docs.len()];
+    let (path, run) = log;
+    let mut writer = open_log(path, run, docs, &mut done)?;
+    let todo: Vec<usize> = range.clone().filter(|&i| done[i].is_none()).collect();
+    // run_chunks counts every document not to do as done; the shard's count leaves out the
+    // documents outside it.
+    let outside = docs.len() - range.len();
+    let mut of_shard = |d: usize, _: usize| progress(d.saturating_sub(outside), range.len());
+    run_chunks(
+        scorer,
+        docs,
+        &todo,
+        &mut done,
+        Some(&mut writer),
+        options,
+        &mut of_shard,
+    )?;
+    Ok(range)
+}
+
+/// Copies into the run log `log` (created if absent) every document that a shard's log of the
+/// same run holds and `log` lacks; returns how many were copied.
+///
+/// # Errors
+/// [`TaskError::NotResuming`] naming a shard log of another run or documents;
+/// [`TaskError::Io`].
+pub fn import_shard_logs(
+    log: (&Path, &str),
+    docs: &[Vec<Continuation>],
+    shard_logs: &[std::path::PathBuf],
+) -> Result<usize, TaskError> {
+    let (path, run) = log;
+    let mut done: Vec<Option<ChoiceScores>> = vec![None; docs.len()];
+    let (_, mut file) = open_log(path, run, docs, &mut done)?;
+    let mut copied = 0;
+    let mut lines = String::new();
+    for shard in shard_logs {
+        let mut theirs: Vec<Option<ChoiceScores>> = vec![None; docs.len()];
+        // Opening it as a log of the same run checks its header and drops a cut last line.
+        drop(open_log(shard, run, docs, &mut theirs)?);
+        for (i, scores) in theirs.into_iter().enumerate() {
+            if let (None, Some(scores)) = (&done[i], scores) {
+                let line = LogLine { doc: i, scores };
+                lines.push_str(&serde_json::to_string(&line).expect("finite scores serialise"));
+                lines.push('\n');
+                done[i] = Some(line.scores);
+                copied += 1;
+            }
+        }
+    }
+    file.write_all(lines.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|source| TaskError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(copied)
+}
+
+/// Scores the documents `todo`, a chunk at a time, into `done` and the log.
+fn run_chunks<S: ContinuationScorer + ?Sized>(
+    scorer: &mut S,
+    docs: &[Vec<Continuation>],
+    todo: &[usize],
+    done: &mut [Option<ChoiceScores>],
+    mut writer: Option<&mut (&Path, File)>,
+    options: ChoiceRunOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(), TaskError> {
     let mut finished = docs.len() - todo.len();
     progress(finished, docs.len());
     for chunk in todo.chunks(options.chunk_docs.max(1)) {
@@ -209,7 +313,7 @@ pub fn score_documents<S: ContinuationScorer + ?Sized>(
             }
             done[i] = Some(scores);
         }
-        if let Some((path, file)) = writer.as_mut() {
+        if let Some((path, file)) = writer.as_deref_mut() {
             file.write_all(lines.as_bytes())
                 .and_then(|()| file.flush())
                 .map_err(|source| TaskError::Io {
@@ -220,10 +324,7 @@ pub fn score_documents<S: ContinuationScorer + ?Sized>(
         finished += chunk.len();
         progress(finished, docs.len());
     }
-    Ok(done
-        .into_iter()
-        .map(|d| d.expect("every document scored"))
-        .collect())
+    Ok(())
 }
 
 /// Opens (or creates) a run log, filling `done` with the documents it holds.
@@ -402,6 +503,59 @@ mod tests {
             err.contains("run.jsonl") && err.contains("not resuming"),
             "{err}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn shards_scored_apart_and_imported_give_the_unsharded_log() {
+        let dir = std::env::temp_dir().join(format!("bias-tasks-shards-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let docs: Vec<Vec<Continuation>> = super::tests::docs()
+            .iter()
+            .chain(&super::tests::docs())
+            .map(MultipleChoice::requests)
+            .collect();
+        let options = ChoiceRunOptions { chunk_docs: 3 };
+        let whole = dir.join("whole.jsonl");
+        let _ = std::fs::remove_file(&whole);
+        let mut m = ByLength { calls: 0 };
+        let expected =
+            score_documents(&mut m, &docs, Some((&whole, "t")), options, &mut |_, _| {}).unwrap();
+        let mut shard_logs = Vec::new();
+        let mut covered = Vec::new();
+        for i in 1..=3 {
+            let path = dir.join(format!("shard-{i}.jsonl"));
+            let _ = std::fs::remove_file(&path);
+            let shard = bias_core::run::Shard::new(i, 3).unwrap();
+            let mut last = (0, 0);
+            let range = score_shard(&mut m, &docs, shard, (&path, "t"), options, &mut |d, n| {
+                last = (d, n)
+            })
+            .unwrap();
+            assert_eq!(last, (range.len(), range.len()));
+            covered.extend(range);
+            shard_logs.push(path);
+        }
+        assert_eq!(covered, (0..docs.len()).collect::<Vec<_>>());
+        let merged = dir.join("merged.jsonl");
+        let _ = std::fs::remove_file(&merged);
+        assert_eq!(
+            import_shard_logs((&merged, "t"), &docs, &shard_logs).unwrap(),
+            docs.len()
+        );
+        let mut none = ByLength { calls: 0 };
+        let resumed = score_documents(
+            &mut none,
+            &docs,
+            Some((&merged, "t")),
+            options,
+            &mut |_, _| {},
+        )
+        .unwrap();
+        assert_eq!((resumed, none.calls), (expected, 0));
+        // A shard of another run is refused.
+        let err = import_shard_logs((&merged, "other"), &docs, &shard_logs).unwrap_err();
+        assert!(err.to_string().contains("not resuming"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

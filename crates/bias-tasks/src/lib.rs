@@ -50,5 +50,8 @@ pub mod stereoset;
 pub mod winogender;
 
 pub use bbq::{run_bbq, BbqDoc, BbqRun};
-pub use choice::{score_choices, score_documents, ChoiceRunOptions, ChoiceScores, MultipleChoice};
+pub use choice::{
+    import_shard_logs, score_choices, score_documents, score_shard, ChoiceRunOptions, ChoiceScores,
+    MultipleChoice,
+};
 pub use error::TaskError;

@@ -72,22 +72,28 @@ pub fn request(section: Section, item: &StereoItem, sentence: &str) -> Continuat
     }
 }
 
-/// Scores both tasks of `set` (the first `limit` items of each, all with `None`) with
-/// `scorer` through [`score_documents`] — one document per item, its three sentences in the
-/// order stereotype, anti-stereotype, unrelated; intrasentence items first — with its `log`
-/// (resumable), `options` and `progress` (in items).
+/// The documents [`run_stereoset`] scores: one per item (the first `limit` of each task,
+/// intrasentence first), its three requests in the order stereotype, anti-stereotype,
+/// unrelated — what a shard of the run scores ([`crate::choice::score_shard`]).
 ///
 /// # Errors
-/// [`TaskError::InvalidDocument`] for an item without its three gold labels; those of
-/// [`score_documents`].
-pub fn run_stereoset<S: ContinuationScorer + ?Sized>(
-    scorer: &mut S,
+/// [`TaskError::InvalidDocument`] for an item without its three gold labels.
+pub fn stereoset_documents(
     set: &StereoSet,
     limit: Option<usize>,
-    log: Option<(&Path, &str)>,
-    options: ChoiceRunOptions,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<StereoSetRun, TaskError> {
+) -> Result<Vec<Vec<Continuation>>, TaskError> {
+    Ok(documents(set, limit)?.docs)
+}
+
+/// The documents with what the aggregation needs of them.
+struct Documents<'s> {
+    docs: Vec<Vec<Continuation>>,
+    ids: Vec<[String; 3]>,
+    items: Vec<&'s StereoItem>,
+    counts: [usize; 2],
+}
+
+fn documents(set: &StereoSet, limit: Option<usize>) -> Result<Documents<'_>, TaskError> {
     let sections = [Section::Intrasentence, Section::Intersentence];
     let mut docs: Vec<Vec<Continuation>> = Vec::new();
     let mut ids: Vec<[String; 3]> = Vec::new();
@@ -124,6 +130,36 @@ pub fn run_stereoset<S: ContinuationScorer + ?Sized>(
             counts[k] += 1;
         }
     }
+    Ok(Documents {
+        docs,
+        ids,
+        items,
+        counts,
+    })
+}
+
+/// Scores both tasks of `set` (the first `limit` items of each, all with `None`) with
+/// `scorer` through [`score_documents`] — one document per item, its three sentences in the
+/// order stereotype, anti-stereotype, unrelated; intrasentence items first — with its `log`
+/// (resumable), `options` and `progress` (in items).
+///
+/// # Errors
+/// [`TaskError::InvalidDocument`] for an item without its three gold labels; those of
+/// [`score_documents`].
+pub fn run_stereoset<S: ContinuationScorer + ?Sized>(
+    scorer: &mut S,
+    set: &StereoSet,
+    limit: Option<usize>,
+    log: Option<(&Path, &str)>,
+    options: ChoiceRunOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<StereoSetRun, TaskError> {
+    let Documents {
+        docs,
+        ids,
+        items,
+        counts,
+    } = documents(set, limit)?;
     let scores = score_documents(scorer, &docs, log, options, progress)?;
     let mean = |s: &ChoiceScores, j: usize| s.log_likelihoods[j] / s.tokens[j].max(1) as f64;
     let mut sentences: Vec<SentenceScore> = Vec::with_capacity(3 * docs.len());

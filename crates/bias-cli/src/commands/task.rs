@@ -2,9 +2,11 @@
 //! LM as lm-evaluation-harness does (resumable, with progress), printed with the direction of
 //! each number and written as JSON.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use bias_core::run::Shard;
 use bias_core::CoreError;
+use bias_core::{Continuation, ContinuationScorer};
 use bias_data::bbq::BbqCategory;
 use bias_metrics::bbq::Condition;
 use bias_plm::{CausalLm, CausalScorerKind, DeviceSpec, ScoringOptions};
@@ -12,7 +14,7 @@ use bias_robust::text::write_markdown_table;
 use bias_tasks::bbq::{run_bbq, BbqRun};
 use bias_tasks::winogender::WinogenderAccuracy;
 use bias_tasks::winogender::{accuracies, multiple_choice};
-use bias_tasks::{score_choices, ChoiceRunOptions, MultipleChoice};
+use bias_tasks::{import_shard_logs, score_choices, score_shard, ChoiceRunOptions, MultipleChoice};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -85,6 +87,11 @@ pub struct TaskArgs {
     /// Print the results as JSON instead of tables.
     #[arg(long)]
     pub json: bool,
+    /// Score only shard I of N (`I/N`, 1-based, whole chunks) into `--out`'s
+    /// `<task>.shard-I-of-N.jsonl`, a resumable run of its own; a later run without `--shard`
+    /// on the same `--out` gathers every shard's log and scores what is left.
+    #[arg(long, value_name = "I/N", requires = "out")]
+    pub shard: Option<Shard>,
 }
 
 /// `bias task bbq`'s arguments.
@@ -124,13 +131,86 @@ impl TaskArgs {
     }
 
     /// The log file and the run it records, when `--out` is given.
-    fn log(&self, task: &str, lm: &CausalLm) -> Result<Option<(PathBuf, String)>, CliError> {
+    fn log(
+        &self,
+        task: &str,
+        name: &str,
+        digest: &str,
+    ) -> Result<Option<(PathBuf, String)>, CliError> {
         let Some(dir) = &self.out else {
             return Ok(None);
         };
         std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
-        let run = format!("{task} on {} ({})", lm.name(), lm.digest()?);
+        let run = format!("{task} on {name} ({digest})");
         Ok(Some((dir.join(format!("{task}.jsonl")), run)))
+    }
+
+    /// With `--shard`: scores that shard of `docs` into its own log and returns `true` (the
+    /// command stops there). Without: copies every shard log found beside the run's log into it
+    /// (nothing when there is none) and returns `false`.
+    fn shard_or_gather(
+        &self,
+        task: &str,
+        log: Option<&(PathBuf, String)>,
+        docs: &[Vec<Continuation>],
+        scorer: &mut dyn ContinuationScorer,
+    ) -> Result<bool, CliError> {
+        let Some((path, run)) = log else {
+            return Ok(false);
+        };
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let options = ChoiceRunOptions {
+            chunk_docs: self.chunk.max(1),
+        };
+        if let Some(shard) = self.shard {
+            let shard_path = dir.join(format!(
+                "{task}.shard-{}-of-{}.jsonl",
+                shard.index(),
+                shard.count()
+            ));
+            let bar = progress_bar("documents");
+            let range = score_shard(
+                scorer,
+                docs,
+                shard,
+                (&shard_path, run),
+                options,
+                &mut |d, n| {
+                    bar.set_length(n as u64);
+                    bar.set_position(d as u64);
+                },
+            )?;
+            bar.finish_and_clear();
+            eprintln!(
+                "shard {shard}: documents {}..{} of {} scored into {}; run again without --shard \
+                 and the same --out once every shard is done",
+                range.start,
+                range.end,
+                docs.len(),
+                shard_path.display()
+            );
+            return Ok(true);
+        }
+        let prefix = format!("{task}.shard-");
+        let mut shards: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| CoreError::io(dir, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".jsonl"))
+            })
+            .collect();
+        shards.sort();
+        if !shards.is_empty() {
+            let copied = import_shard_logs((path, run), docs, &shards)?;
+            eprintln!(
+                "gathered {copied} documents from {} shard logs into {}",
+                shards.len(),
+                path.display()
+            );
+        }
+        Ok(false)
     }
 
     fn write_json(&self, task: &str, value: &serde_json::Value) -> Result<(), CliError> {
@@ -184,7 +264,14 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
     }
     let lm = t.open()?;
     let mut scorer = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
-    let log = t.log("bbq", &lm)?;
+    let log = t.log("bbq", lm.name(), lm.digest()?)?;
+    let docs = examples
+        .iter()
+        .map(|e| Ok(bias_tasks::BbqDoc::new(e)?.multiple_choice().requests()))
+        .collect::<Result<Vec<_>, bias_tasks::TaskError>>()?;
+    if t.shard_or_gather("bbq", log.as_ref(), &docs, &mut scorer)? {
+        return Ok(());
+    }
     let bar = progress_bar("examples");
     let result = run_bbq(
         &mut scorer,
@@ -228,7 +315,11 @@ fn winogender(t: &TaskArgs) -> Result<(), CliError> {
     let docs: Vec<MultipleChoice> = set.sentences.iter().map(multiple_choice).collect();
     let lm = t.open()?;
     let mut scorer = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
-    let log = t.log("winogender", &lm)?;
+    let log = t.log("winogender", lm.name(), lm.digest()?)?;
+    let requests: Vec<Vec<Continuation>> = docs.iter().map(MultipleChoice::requests).collect();
+    if t.shard_or_gather("winogender", log.as_ref(), &requests, &mut scorer)? {
+        return Ok(());
+    }
     let bar = progress_bar("sentences");
     let scores = score_choices(
         &mut scorer,
@@ -392,14 +483,12 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     let lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
     let mut scorer = lm.continuation_scorer(t.scoring())?;
     let split = format!("{:?}", args.split).to_lowercase();
-    let log = match &t.out {
-        Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
-            let run = format!("stereoset {split} on {} ({})", lm.name(), lm.digest()?);
-            Some((dir.join(format!("stereoset-{split}.jsonl")), run))
-        }
-        None => None,
-    };
+    let task = format!("stereoset-{split}");
+    let log = t.log(&task, lm.name(), lm.digest()?)?;
+    let docs = bias_tasks::stereoset::stereoset_documents(&set, args.limit)?;
+    if t.shard_or_gather(&task, log.as_ref(), &docs, &mut *scorer)? {
+        return Ok(());
+    }
     let bar = progress_bar("items");
     let run = bias_tasks::stereoset::run_stereoset(
         &mut *scorer,
@@ -423,7 +512,7 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
         "scores": run.scores,
         "intervals": run.intervals,
     });
-    t.write_json(&format!("stereoset-{split}"), &value)?;
+    t.write_json(&task, &value)?;
     if t.json {
         println!(
             "{}",
