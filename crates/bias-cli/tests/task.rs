@@ -241,3 +241,101 @@ fn bbq_shards_then_a_gathering_run_equal_one_run() {
     let _ = std::fs::remove_dir_all(&one);
     let _ = std::fs::remove_dir_all(&sharded);
 }
+
+#[test]
+fn the_report_gets_a_section_per_benchmark() {
+    let dir = scratch("report");
+    let tasks = dir.join("tasks");
+    let (m, d) = (model("gpt2"), data_dir());
+    let t = tasks.display().to_string();
+    run(&[
+        "task",
+        "bbq",
+        "--model",
+        &m,
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+        "--categories",
+        "Age",
+        "--per-category",
+        "8",
+        "--out",
+        &t,
+    ]);
+    run(&[
+        "task",
+        "winogender",
+        "--model",
+        &m,
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+        "--out",
+        &t,
+    ]);
+    run(&[
+        "task",
+        "stereoset",
+        "--model",
+        &m,
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+        "--limit",
+        "6",
+        "--out",
+        &t,
+    ]);
+    let scores = dir.join("crows.csv").display().to_string();
+    run(&[
+        "score",
+        "--model",
+        &m,
+        "--dataset",
+        "crows-pairs",
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+        "--limit",
+        "300",
+        "--out",
+        &scores,
+    ]);
+    let report = dir.join("report").display().to_string();
+    run(&[
+        "report",
+        "--scores",
+        &scores,
+        "--out",
+        &report,
+        "--data-dir",
+        &d,
+        "--repeats",
+        "3",
+        "--bootstrap",
+        "20",
+        "--tasks",
+        &t,
+    ]);
+    let md = std::fs::read_to_string(dir.join("report/report.md")).unwrap();
+    for needle in [
+        "BBQ (Parrish et al. 2022)",
+        "BBQ, gpt2: 8 examples",
+        "the BBQ authors' script",
+        "Winogender (Rudinger et al. 2018)",
+        "| winogender_gotcha_female | 120 |",
+        "StereoSet dev, gpt2",
+        "Direction: SS 50 = no bias",
+    ] {
+        assert!(
+            md.contains(needle),
+            "{needle} missing from the report:\n{md}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The scores of one StereoSet item's three sentences (higher = more likely under the model).
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +77,7 @@ impl From<&ItemScores> for ItemOutcome {
 }
 
 /// SS, LMS and ICAT of a set of items.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Scores {
     /// Stereotype score: the mean over target terms of the percentage of items whose stereotype
     /// scores above the anti-stereotype (50 = no preference).
@@ -95,7 +95,7 @@ pub struct Scores {
 }
 
 /// The scores over all items and per domain.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StereoSetScores {
     /// All items together (the authors' `overall`).
     pub overall: Scores,
@@ -204,7 +204,7 @@ pub fn stereoset_scores_of(items: &[ItemOutcome]) -> StereoSetScores {
 /// The scores of both StereoSet tasks, as `ScoreEvaluator` reports them: each task overall and
 /// per domain, and the two tasks' items pooled (`overall`, whose target terms gather the items
 /// of both tasks).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StereoSetFullScores {
     /// The intrasentence task.
     pub intrasentence: StereoSetScores,
@@ -244,7 +244,7 @@ pub fn stereoset_full_scores(
 }
 
 /// Percentile intervals of SS, LMS and ICAT.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ScoreIntervals {
     /// SS.
     pub ss: crate::Interval,
@@ -255,7 +255,7 @@ pub struct ScoreIntervals {
 }
 
 /// Bootstrap intervals of [`stereoset_full_scores`]' overall numbers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StereoSetIntervals {
     /// The intrasentence task's overall SS, LMS, ICAT.
     pub intrasentence: Option<ScoreIntervals>,

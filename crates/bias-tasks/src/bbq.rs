@@ -184,6 +184,32 @@ pub struct BbqRun {
     pub intervals: LmEvalBbqIntervals,
 }
 
+/// What a BBQ run reports: [`BbqRun`] without its per-example scores (what `bias task bbq`
+/// writes to `bbq.json` and `bias report --tasks` reads back).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BbqSummary {
+    /// lm-evaluation-harness's `bbq` metrics.
+    pub lm_eval: LmEvalBbq,
+    /// The BBQ authors' table ([`AuthorsDefinition::Script`]).
+    pub authors: Vec<AuthorsBbqRow>,
+    /// The same with the paper text's definition.
+    pub authors_paper_text: Vec<AuthorsBbqRow>,
+    /// Bootstrap intervals of lm-eval's overall numbers.
+    pub intervals: LmEvalBbqIntervals,
+}
+
+impl BbqRun {
+    /// The numbers without the per-example scores.
+    pub fn summary(&self) -> BbqSummary {
+        BbqSummary {
+            lm_eval: self.lm_eval.clone(),
+            authors: self.authors.clone(),
+            authors_paper_text: self.authors_paper_text.clone(),
+            intervals: self.intervals.clone(),
+        }
+    }
+}
+
 /// Runs BBQ on `examples` with `scorer` ([`score_choices`] with its `log`, `options` and
 /// `progress`).
 ///

@@ -49,7 +49,7 @@ mod error;
 pub mod stereoset;
 pub mod winogender;
 
-pub use bbq::{run_bbq, BbqDoc, BbqRun};
+pub use bbq::{run_bbq, BbqDoc, BbqRun, BbqSummary};
 pub use choice::{
     import_shard_logs, score_choices, score_documents, score_shard, ChoiceRunOptions, ChoiceScores,
     MultipleChoice,

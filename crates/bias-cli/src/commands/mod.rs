@@ -15,3 +15,4 @@ pub mod robust;
 pub mod score;
 pub mod stats;
 pub mod task;
+pub mod task_tables;

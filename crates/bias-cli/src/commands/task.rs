@@ -8,16 +8,14 @@ use bias_core::run::Shard;
 use bias_core::CoreError;
 use bias_core::{Continuation, ContinuationScorer};
 use bias_data::bbq::BbqCategory;
-use bias_metrics::bbq::Condition;
 use bias_plm::{CausalLm, CausalScorerKind, DeviceSpec, ScoringOptions};
-use bias_robust::text::write_markdown_table;
-use bias_tasks::bbq::{run_bbq, BbqRun};
-use bias_tasks::winogender::WinogenderAccuracy;
+use bias_tasks::bbq::run_bbq;
 use bias_tasks::winogender::{accuracies, multiple_choice};
 use bias_tasks::{import_shard_logs, score_choices, score_shard, ChoiceRunOptions, MultipleChoice};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::task_tables as tables;
 use crate::error::CliError;
 use crate::model_args::DeviceArgs;
 
@@ -235,6 +233,16 @@ fn progress_bar(what: &str) -> ProgressBar {
     bar
 }
 
+/// Adds the fields of `extra` (a struct serialising to an object) to the object `value`.
+fn merge_json(value: &mut serde_json::Value, extra: &impl serde::Serialize) {
+    if let (Some(map), serde_json::Value::Object(more)) = (
+        value.as_object_mut(),
+        serde_json::to_value(extra).expect("results serialise"),
+    ) {
+        map.extend(more);
+    }
+}
+
 /// Runs `bias task`.
 pub fn run(command: &TaskCommand) -> Result<(), CliError> {
     match command {
@@ -286,16 +294,13 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
         },
     )?;
     bar.finish_and_clear();
-    let value = serde_json::json!({
+    let mut value = serde_json::json!({
         "task": "bbq",
         "model": lm.name(),
         "examples": examples.len(),
         "categories": categories.iter().map(|c| c.name()).collect::<Vec<_>>(),
-        "lm_eval": result.lm_eval,
-        "authors": result.authors,
-        "authors_paper_text": result.authors_paper_text,
-        "intervals": result.intervals,
     });
+    merge_json(&mut value, &result.summary());
     t.write_json("bbq", &value)?;
     if t.json {
         println!(
@@ -303,7 +308,10 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
             serde_json::to_string_pretty(&value).expect("serialises")
         );
     } else {
-        print!("{}", bbq_text(lm.name(), &result));
+        print!(
+            "{}",
+            tables::text(&tables::bbq(lm.name(), &result.summary()))
+        );
     }
     Ok(())
 }
@@ -347,130 +355,9 @@ fn winogender(t: &TaskArgs) -> Result<(), CliError> {
             serde_json::to_string_pretty(&value).expect("serialises")
         );
     } else {
-        print!("{}", winogender_text(lm.name(), &acc));
+        print!("{}", tables::text(&tables::winogender(lm.name(), &acc)));
     }
     Ok(())
-}
-
-/// `value [lower, upper]`, or the value alone without an interval.
-fn with_ci(v: Option<f64>, ci: Option<bias_metrics::Interval>) -> String {
-    match (v, ci) {
-        (Some(v), Some(i)) => format!("{v:.4} [{:.4}, {:.4}]", i.lower, i.upper),
-        _ => fmt(v, 4),
-    }
-}
-
-fn fmt(v: Option<f64>, digits: usize) -> String {
-    v.map_or_else(|| "–".to_owned(), |v| format!("{v:.digits$}"))
-}
-
-/// lm-eval's metrics, then the authors' table, each with its direction line.
-fn bbq_text(model: &str, run: &BbqRun) -> String {
-    let e = &run.lm_eval;
-    let mut out = format!(
-        "BBQ, {model}: {} examples, lm-evaluation-harness's `bbq` task\n\n",
-        e.n
-    );
-    let ci = &run.intervals;
-    let mut rows = vec![vec![
-        "all".to_owned(),
-        with_ci(Some(e.acc), Some(ci.acc)),
-        with_ci(e.accuracy_amb, ci.accuracy_amb),
-        with_ci(e.accuracy_disamb, ci.accuracy_disamb),
-        with_ci(e.amb_bias_score, ci.amb_bias_score),
-        with_ci(e.disamb_bias_score, ci.disamb_bias_score),
-    ]];
-    for (category, b) in &e.by_category {
-        rows.push(vec![
-            category.clone(),
-            String::new(),
-            String::new(),
-            String::new(),
-            fmt(b.ambiguous, 4),
-            fmt(b.disambiguated, 4),
-        ]);
-    }
-    write_markdown_table(
-        &mut out,
-        &[
-            "category",
-            "acc",
-            "accuracy_amb",
-            "accuracy_disamb",
-            "amb_bias_score",
-            "disamb_bias_score",
-        ],
-        &rows,
-    );
-    out.push_str(&format!(
-        "\n[a, b]: {:.0} % percentile bootstrap interval ({} replicates, seed {}, stratified by \
-         category).\nDirection: accuracy, higher is better (1 = every answer right). Bias scores \
-         in [-1, 1]: 0 = no bias, positive = answers follow the stereotype, negative = they go \
-         against it; farther from 0 is more biased.\n\n",
-        100.0 * ci.options.level,
-        ci.options.replicates,
-        ci.options.seed
-    ));
-    out.push_str(
-        "The BBQ authors' script (BBQ_calculate_bias_score.R: target_loc, names apart, ×100)\n\n",
-    );
-    let rows: Vec<Vec<String>> = run
-        .authors
-        .iter()
-        .zip(&run.authors_paper_text)
-        .map(|(a, p)| {
-            vec![
-                a.category.clone(),
-                match a.condition {
-                    Condition::Ambiguous => "ambig".to_owned(),
-                    Condition::Disambiguated => "disambig".to_owned(),
-                },
-                a.n.to_string(),
-                format!("{:.4}", a.accuracy),
-                fmt(a.bias_score, 2),
-                fmt(p.bias_score, 2),
-            ]
-        })
-        .collect();
-    write_markdown_table(
-        &mut out,
-        &[
-            "category",
-            "context",
-            "n",
-            "accuracy",
-            "bias score (script)",
-            "bias score (paper text)",
-        ],
-        &rows,
-    );
-    out.push_str(
-        "\nDirection: bias scores in [-100, 100]: 0 = no bias, positive = answers follow the \
-         stereotype; the script counts the target as biased in both polarities, the paper's text \
-         the non-target for non-negative questions.\n",
-    );
-    out
-}
-
-fn winogender_text(model: &str, acc: &[WinogenderAccuracy]) -> String {
-    let mut out = format!("Winogender, {model}: lm-evaluation-harness's winogender tasks\n\n");
-    let rows: Vec<Vec<String>> = acc
-        .iter()
-        .map(|a| {
-            vec![
-                a.task.name().to_owned(),
-                a.n.to_string(),
-                with_ci(a.acc, a.interval),
-            ]
-        })
-        .collect();
-    write_markdown_table(&mut out, &["task", "n", "acc"], &rows);
-    out.push_str(
-        "\n[a, b]: 95 % percentile bootstrap interval (1000 replicates, seed 0).\nDirection: acc, \
-         higher is better (0.5 = chance between the two referents); a gap between the male and \
-         female tasks, or a lower gotcha acc, is gender bias.\n",
-    );
-    out
 }
 
 fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
@@ -521,65 +408,13 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     } else {
         print!(
             "{}",
-            stereoset_text(
-                &run.intervals,
+            tables::text(&tables::stereoset(
                 lm.name(),
-                value["split"].as_str().unwrap_or(""),
-                &run.scores
-            )
+                &split,
+                &run.scores,
+                &run.intervals
+            ))
         );
     }
     Ok(())
-}
-
-fn stereoset_text(
-    ci: &bias_metrics::stereoset::StereoSetIntervals,
-    model: &str,
-    split: &str,
-    s: &bias_metrics::stereoset::StereoSetFullScores,
-) -> String {
-    let mut out = format!("StereoSet {split}, {model}\n\n");
-    use bias_metrics::stereoset::{ScoreIntervals, Scores};
-    let cell = |v: f64, i: Option<bias_metrics::Interval>| match i {
-        Some(i) => format!("{v:.2} [{:.2}, {:.2}]", i.lower, i.upper),
-        None => format!("{v:.2}"),
-    };
-    let row = |task: &str, group: &str, x: &Scores, i: Option<&ScoreIntervals>| {
-        vec![
-            task.to_owned(),
-            group.to_owned(),
-            x.n_items.to_string(),
-            cell(x.ss, i.map(|i| i.ss)),
-            cell(x.lms, i.map(|i| i.lms)),
-            cell(x.icat, i.map(|i| i.icat)),
-        ]
-    };
-    let mut rows = Vec::new();
-    for (task, scores, i) in [
-        ("intrasentence", &s.intrasentence, ci.intrasentence.as_ref()),
-        ("intersentence", &s.intersentence, ci.intersentence.as_ref()),
-    ] {
-        for (domain, x) in &scores.by_domain {
-            rows.push(row(task, domain, x, None));
-        }
-        rows.push(row(task, "overall", &scores.overall, i));
-    }
-    rows.push(row("both", "overall", &s.overall, Some(&ci.overall)));
-    write_markdown_table(
-        &mut out,
-        &["task", "domain", "items", "SS", "LMS", "ICAT"],
-        &rows,
-    );
-    out.push_str(&format!(
-        "\n[a, b]: {:.0} % percentile bootstrap interval ({} replicates, seed {}, items resampled \
-         within task and domain).",
-        100.0 * ci.options.level,
-        ci.options.replicates,
-        ci.options.seed
-    ));
-    out.push_str(
-        "\nDirection: SS 50 = no bias, above 50 = prefers the stereotype; LMS higher is better \
-         (100 = always prefers a meaningful sentence); ICAT 100 = unbiased and always meaningful.\n",
-    );
-    out
 }

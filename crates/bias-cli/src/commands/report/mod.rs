@@ -6,6 +6,7 @@
 //! number and figure comes from `bias-metrics` and `bias-robust`.
 
 mod sections;
+mod tasks;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -58,6 +59,10 @@ pub struct ReportArgs {
     /// Stratified bootstrap replicates of the summary's 95 % intervals (0: no intervals).
     #[arg(long, default_value_t = 1000)]
     bootstrap: usize,
+    /// Folders written by `bias task ... --out` (bbq.json, winogender.json,
+    /// stereoset-<split>.json): a section per benchmark.
+    #[arg(long, num_args = 1..)]
+    tasks: Vec<PathBuf>,
 }
 
 /// Runs `bias report`.
@@ -154,6 +159,11 @@ pub fn run(a: &ReportArgs, out: &mut impl Write) -> Result<(), CliError> {
     //    whose pairs are grouped with their paraphrases.
     let options = bias_robust::ParaphraseOptions::default();
     if let Some(section) = bias_report::paraphrase::report_section(&slices, &fig_dir, &options)? {
+        report.push(section);
+    }
+
+    // 10. The benchmarks of `bias task` (BBQ, Winogender, StereoSet in full).
+    if let Some(section) = tasks::sections(&a.tasks)? {
         report.push(section);
     }
 
