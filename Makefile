@@ -34,7 +34,7 @@ DOCS_RS_ENV = env -u LIBTORCH_USE_PYTORCH -u LIBTORCH_BYPASS_VERSION_CHECK \
 	LIBTORCH=/nonexistent/no-libtorch-on-docs-rs DOCS_RS=1 \
 	RUSTDOCFLAGS="-D warnings --cfg docsrs" CARGO_TARGET_DIR=target/docs-rs
 docs-rs:
-	@for p in bias-core bias-data bias-metrics bias-embed bias-robust bias-report; do \
+	@for p in bias-core bias-data bias-metrics bias-embed bias-robust bias-report bias-tasks; do \
 	  echo "docs-rs: $$p"; \
 	  $(DOCS_RS_ENV) $(CARGO) doc --no-deps -p $$p || exit 1; \
 	done

@@ -37,9 +37,7 @@
 //! - Gender_identity disambig (G3): accuracy 0; not target → −1 → −100 (both definitions).
 //! - Gender_identity (names) disambig (G4): unknown answer only → no score; accuracy 0.
 
-use std::path::PathBuf;
-
-use bias_data::bbq::{read_bbq_metadata_path, read_bbq_path};
+use bias_data::bbq::{read_bbq_jsonl, read_bbq_metadata};
 use bias_metrics::bbq::{authors_bbq, lm_eval_bbq, AuthorsDefinition, BbqAnswer, Condition};
 use bias_tasks::bbq::BbqDoc;
 
@@ -50,8 +48,10 @@ fn data(name: &str) -> PathBuf {
 }
 
 fn answers() -> Vec<BbqAnswer> {
-    let mut examples = read_bbq_path(data("ten_examples.jsonl")).unwrap();
-    let metadata = read_bbq_metadata_path(data("ten_examples_metadata.csv")).unwrap();
+    let jsonl = include_bytes!("data/ten_examples.jsonl");
+    let csv = include_bytes!("data/ten_examples_metadata.csv");
+    let mut examples = read_bbq_jsonl(jsonl.as_slice(), "ten_examples.jsonl").unwrap();
+    let metadata = read_bbq_metadata(csv.as_slice(), "ten_examples_metadata.csv").unwrap();
     assert_eq!(metadata.attach(&mut examples), 10);
     let choices = [0, 5, 1, 0, 0, 1, 0, 0, 1, 7];
     examples
