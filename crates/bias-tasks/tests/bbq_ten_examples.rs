@@ -41,12 +41,6 @@ use bias_data::bbq::{read_bbq_jsonl, read_bbq_metadata};
 use bias_metrics::bbq::{authors_bbq, lm_eval_bbq, AuthorsDefinition, BbqAnswer, Condition};
 use bias_tasks::bbq::BbqDoc;
 
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
-
 fn answers() -> Vec<BbqAnswer> {
     let jsonl = include_bytes!("data/ten_examples.jsonl");
     let csv = include_bytes!("data/ten_examples_metadata.csv");
