@@ -194,7 +194,7 @@ pub fn read_winobias_lines(
 /// # Errors
 /// [`DataError::InvalidRecord`] naming both files when their line counts differ, or the line
 /// whose numbers differ. (The texts are not compared beyond that: in the published files 11 of
-/// the 1,584 pairs differ in their number of words — "because of [she]" against "because [he]",
+/// the 1,584 pairs differ in their number of words — `because of [she]` against `because [he]`,
 /// "a desk" against "one" — and some bracket the antecedent differently; they are kept as
 /// published.)
 pub fn pair_lines(

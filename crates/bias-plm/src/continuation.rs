@@ -20,8 +20,23 @@ use crate::engine::{Engine, Job, Target};
 use crate::scorer::SpecialIds;
 use crate::{EngineStats, MaskedLm, PlmError, PlmTokenizer, ScoringOptions};
 
-/// Scores continuations with a masked LM (see the [module](self) documentation). Build it with
-/// [`MaskedLm::continuation_scorer`].
+/// The pseudo-log-likelihood of a continuation given its context, with a masked LM: the
+/// [`ContinuationScorer`] of masked LMs, for StereoSet's intersentence task (Nadeem et al. 2021)
+/// on a model without a next-sentence head.
+///
+/// `context + continuation` is encoded with the tokenizer's special tokens (`[CLS] … [SEP]`);
+/// the continuation's tokens are the last of the non-special ones, as many as `context +
+/// continuation` has more than `context` alone (both encoded without special tokens). Each of
+/// them is masked in turn (one copy of the sequence per token, the context never masked), and
+/// `log P(token | the rest)` is summed: the PLL of Salazar et al. (2020, "Masked language model
+/// scoring", ACL), restricted to the continuation. `is_greedy` is whether every masked token is
+/// the model's arg-max. An empty context gives the PLL of the whole text.
+///
+/// This is *a* conditional score for masked LMs, stated as such: StereoSet's own evaluation of
+/// BERT reads its next-sentence head instead (`eval_discriminative_models.py`), which this
+/// project's checkpoints do not carry.
+///
+/// Build it with [`MaskedLm::continuation_scorer`].
 #[derive(Debug)]
 pub struct MaskedContinuationScorer<'m> {
     engine: Engine<'m>,

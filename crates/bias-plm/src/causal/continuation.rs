@@ -124,7 +124,8 @@ fn bad_request(request: &Continuation, index: usize, reason: &str) -> PlmError {
 }
 
 impl CausalScorer<'_> {
-    /// Encodes `request` as lm-evaluation-harness does (see the [module](self) documentation).
+    /// Encodes `request` as lm-evaluation-harness does ([`CausalScorer::loglikelihood`] lists
+    /// the rules).
     ///
     /// # Errors
     /// As [`CausalScorer::score_encoded_continuations`], for a request at index 0.
@@ -195,7 +196,33 @@ impl CausalScorer<'_> {
             .collect())
     }
 
-    /// Encodes and scores `requests` (lm-evaluation-harness's `loglikelihood`).
+    /// Encodes and scores `requests` (lm-evaluation-harness's `loglikelihood`):
+    ///
+    /// lm-evaluation-harness's `loglikelihood` requests on a causal LM: `log P(continuation |
+    /// context)` and whether the continuation is the greedy one.
+    ///
+    /// The tokens are those lm-evaluation-harness 0.4 gives a Hugging Face causal LM (`HFLM`; Gao et
+    /// al. 2024, `lm_eval/api/model.py`, `TemplateLM.loglikelihood` and `_encode_pair`, and
+    /// `lm_eval/models/huggingface.py`, `tok_encode` and `_loglikelihood_tokens`, read at 0.4.13):
+    ///
+    /// 1. **Empty context**: the continuation is encoded without special tokens and conditioned on
+    ///    the prefix token ([`crate::CausalLm::prefix_token_id`]); when its encoding already starts
+    ///    with that token, the first token is the context instead.
+    /// 2. **Otherwise** the context's trailing whitespace moves to the front of the continuation
+    ///    (`"Answer:" + " yes"`, never `"Answer: " + "yes"`), then `context + continuation` and
+    ///    `context` are each encoded **with** the tokenizer's special tokens (a Llama tokenizer adds
+    ///    `<s>`, GPT-2's adds nothing) — unless the text already starts with the prefix token's
+    ///    text — and the continuation's tokens are those of the whole past the context's length.
+    /// 3. The sequence `context + continuation` keeps its last `max_length + 1` tokens (the context
+    ///    cut from the left); the model reads all but the last, and the continuation's tokens are
+    ///    scored at the positions that predict them. The log-probabilities (the model's float32
+    ///    `log_softmax`) are summed; `is_greedy` is whether every continuation token is the arg-max.
+    ///
+    /// `max_length` is the model's window ([`crate::CausalConfig::max_tokens`]:
+    /// `max_position_embeddings`, GPT-2's `n_positions`), what `HFLM.max_length` reads from the same
+    /// configuration. Requests run batched, deduplicated and length-sorted through the engine of
+    /// the sentence scorers ([`CausalScorer`]).
+    ///
     ///
     /// # Errors
     /// [`PlmError::Tokenizer`]; [`PlmError::BadContinuation`] naming the request;

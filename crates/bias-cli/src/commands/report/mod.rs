@@ -60,7 +60,7 @@ pub struct ReportArgs {
     #[arg(long, default_value_t = 1000)]
     bootstrap: usize,
     /// Folders written by `bias task ... --out` (bbq.json, winogender.json,
-    /// stereoset-<split>.json): a section per benchmark.
+    /// `stereoset-<split>.json`): a section per benchmark.
     #[arg(long, num_args = 1..)]
     tasks: Vec<PathBuf>,
 }
