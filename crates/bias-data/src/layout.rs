@@ -4,6 +4,8 @@
 //!
 //! ```
 //! use std::path::Path;
+//! use bias_data::bbq::BbqCategory;
+//! use bias_data::winobias::WinoBiasSet;
 //!
 //! assert_eq!(
 //!     bias_data::layout::crows_pairs("data"),
@@ -13,6 +15,20 @@
 //!     bias_data::layout::stereoset_dev("data"),
 //!     Path::new("data/stereoset/dev.json"),
 //! );
+//! assert_eq!(
+//!     bias_data::layout::bbq_category("data", BbqCategory::RaceXSes),
+//!     Path::new("data/bbq/Race_x_SES.jsonl"),
+//! );
+//! assert_eq!(
+//!     bias_data::layout::winogender_templates("data"),
+//!     Path::new("data/winogender/templates.tsv"),
+//! );
+//! let set: WinoBiasSet = "winobias-type2-test".parse()?;
+//! assert_eq!(
+//!     bias_data::layout::winobias_file("data", set, false),
+//!     Path::new("data/winobias/anti_stereotyped_type2.txt.test"),
+//! );
+//! # Ok::<(), bias_data::DataError>(())
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -51,24 +67,42 @@ pub const WINOGENDER: &str = "winogender";
 /// The folder of WinoBias's files (Zhao et al. 2018).
 pub const WINOBIAS: &str = "winobias";
 
-/// The StereoSet test JSON under `data_dir` (`<data_dir>/stereoset/test.json`).
+/// The StereoSet test JSON under `data_dir` (`<data_dir>/stereoset/test.json`; Nadeem et al.
+/// 2021), read by [`crate::stereoset::read_stereoset_path`] (both sections).
 pub fn stereoset_test(data_dir: impl AsRef<Path>) -> PathBuf {
     data_dir.as_ref().join(STEREOSET_TEST)
 }
 
-/// A BBQ category file (`<data_dir>/bbq/<Category>.jsonl`), read by
-/// [`crate::bbq::read_bbq_category`].
-pub fn bbq_category(data_dir: impl AsRef<Path>, category: crate::bbq::BbqCategory) -> PathBuf {
-    data_dir
-        .as_ref()
-        .join(BBQ)
-        .join(format!("{}.jsonl", category.name()))
+/// BBQ's `additional_metadata.csv` (the authors' target locations), relative to BBQ's folder.
+pub const BBQ_METADATA_FILE: &str = "additional_metadata.csv";
+
+/// BBQ's folder (`<data_dir>/bbq`: the eleven `<Category>.jsonl` files and
+/// `additional_metadata.csv`; Parrish et al. 2022), read by [`crate::bbq::read_bbq_dir`].
+pub fn bbq_dir(data_dir: impl AsRef<Path>) -> PathBuf {
+    data_dir.as_ref().join(BBQ)
 }
 
-/// BBQ's `additional_metadata.csv` (`<data_dir>/bbq/additional_metadata.csv`).
-pub fn bbq_metadata(data_dir: impl AsRef<Path>) -> PathBuf {
-    data_dir.as_ref().join(BBQ).join("additional_metadata.csv")
+/// A BBQ category file (`<data_dir>/bbq/<Category>.jsonl`), read by
+/// [`crate::bbq::read_bbq_category`] or [`crate::bbq::read_bbq_path`].
+pub fn bbq_category(data_dir: impl AsRef<Path>, category: crate::bbq::BbqCategory) -> PathBuf {
+    bbq_dir(data_dir).join(category.file_name())
 }
+
+/// BBQ's `additional_metadata.csv` (`<data_dir>/bbq/additional_metadata.csv`), read by
+/// [`crate::bbq::read_bbq_metadata_path`].
+pub fn bbq_metadata(data_dir: impl AsRef<Path>) -> PathBuf {
+    bbq_dir(data_dir).join(BBQ_METADATA_FILE)
+}
+
+/// Winogender's sentences (Rudinger et al. 2018), relative to its folder.
+pub const WINOGENDER_SENTENCES_FILE: &str = "all_sentences.tsv";
+
+/// Winogender's templates, relative to its folder.
+pub const WINOGENDER_TEMPLATES_FILE: &str = "templates.tsv";
+
+/// Winogender's occupation statistics (Bergsma & Lin 2006 and the U.S. Bureau of Labor
+/// Statistics), relative to its folder.
+pub const WINOGENDER_STATS_FILE: &str = "occupations-stats.tsv";
 
 /// Winogender's folder (`<data_dir>/winogender`), read by
 /// [`crate::winogender::read_winogender_dir`].
@@ -76,7 +110,25 @@ pub fn winogender_dir(data_dir: impl AsRef<Path>) -> PathBuf {
     data_dir.as_ref().join(WINOGENDER)
 }
 
-/// A WinoBias file: `<data_dir>/winobias/{pro,anti}_stereotyped_type{1,2}.txt.{dev,test}`.
+/// Winogender's `all_sentences.tsv` (`<data_dir>/winogender/all_sentences.tsv`).
+pub fn winogender_sentences(data_dir: impl AsRef<Path>) -> PathBuf {
+    winogender_dir(data_dir).join(WINOGENDER_SENTENCES_FILE)
+}
+
+/// Winogender's `templates.tsv` (`<data_dir>/winogender/templates.tsv`).
+pub fn winogender_templates(data_dir: impl AsRef<Path>) -> PathBuf {
+    winogender_dir(data_dir).join(WINOGENDER_TEMPLATES_FILE)
+}
+
+/// Winogender's `occupations-stats.tsv` (`<data_dir>/winogender/occupations-stats.tsv`).
+pub fn winogender_stats(data_dir: impl AsRef<Path>) -> PathBuf {
+    winogender_dir(data_dir).join(WINOGENDER_STATS_FILE)
+}
+
+/// A WinoBias file (Zhao et al. 2018):
+/// `<data_dir>/winobias/{pro,anti}_stereotyped_type{1,2}.txt.{dev,test}`, the pro-stereotyped one
+/// if `pro`, else the anti-stereotyped one; read by [`crate::winobias::read_winobias_lines`], and
+/// paired by [`crate::winobias::read_winobias_pairs`].
 pub fn winobias_file(
     data_dir: impl AsRef<Path>,
     set: crate::winobias::WinoBiasSet,

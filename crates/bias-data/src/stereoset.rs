@@ -1,4 +1,4 @@
-//! StereoSet (Nadeem et al. 2021): the `dev.json` file.
+//! StereoSet (Nadeem et al. 2021): the `dev.json` and `test.json` files (one format).
 //!
 //! ```json
 //! {"version": "1.0-dev",

