@@ -164,7 +164,10 @@ fn a_causal_model_is_required_for_bbq() {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("config.json") || err.contains("bert"), "{err}");
+    assert!(
+        err.contains("a masked LM (bert)") && err.contains("causal LM"),
+        "{err}"
+    );
 }
 
 #[test]

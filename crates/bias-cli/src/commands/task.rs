@@ -8,7 +8,7 @@ use bias_core::run::Shard;
 use bias_core::CoreError;
 use bias_core::{Continuation, ContinuationScorer};
 use bias_data::bbq::BbqCategory;
-use bias_plm::{CausalLm, CausalScorerKind, DeviceSpec, ScoringOptions};
+use bias_plm::{CausalLm, CausalScorerKind, ScoringOptions};
 use bias_tasks::bbq::run_bbq;
 use bias_tasks::winogender::{accuracies, multiple_choice};
 use bias_tasks::{import_shard_logs, score_choices, score_shard, ChoiceRunOptions, MultipleChoice};
@@ -106,16 +106,22 @@ pub struct BbqArgs {
 }
 
 impl TaskArgs {
+    /// The causal LM of `--model`; any other (a masked LM) is a usage error naming its type, rather than
+    /// the causal loader's list of every supported type.
     fn open(&self) -> Result<CausalLm, CliError> {
-        if let Some(t) = self.device.threads {
-            tch::set_num_threads(t.max(1));
+        let lm = self
+            .device
+            .open_any(&self.model, self.model_name.as_deref())?;
+        let model_type = lm.model_type().to_owned();
+        match lm {
+            bias_plm::LanguageModel::Causal(lm) => Ok(lm),
+            _ => Err(CliError::Usage(format!(
+                "{}: a masked LM ({}); BBQ and Winogender score answers with a causal LM (gpt2, \
+                 llama, mistral, qwen2)",
+                self.model.display(),
+                model_type
+            ))),
         }
-        let spec: DeviceSpec = self.device.device.parse()?;
-        let lm = CausalLm::open(&self.model, spec, self.device.dtype.kind())?;
-        Ok(match &self.model_name {
-            Some(n) => lm.with_name(n),
-            None => lm,
-        })
     }
 
     fn scoring(&self) -> ScoringOptions {
