@@ -187,6 +187,19 @@ impl DeviceArgs {
             None => lm,
         })
     }
+
+    /// Opens the BERT next-sentence head in `dir` on this device.
+    pub fn open_next_sentence(
+        &self,
+        dir: &std::path::Path,
+    ) -> Result<bias_plm::NextSentenceModel, CliError> {
+        let spec: DeviceSpec = self.device.parse()?;
+        Ok(bias_plm::NextSentenceModel::open(
+            dir,
+            spec,
+            self.dtype.kind(),
+        )?)
+    }
 }
 
 /// Model, data and engine settings shared by `score`, `evaluate` and `bench`.

@@ -145,6 +145,59 @@ fn stereoset_on_a_masked_lm_gives_both_tasks_as_json() {
         assert_eq!(json["scores"][task]["overall"]["n_items"], 8, "{task}");
     }
     assert_eq!(json["scores"]["overall"]["n_items"], 16);
+    assert_eq!(json["intersentence"], "conditional");
+}
+
+/// The checkpoint with BERT's next-sentence head reads it by default (StereoSet's evaluation of
+/// BERT) and equals the library's run, which tests/stereoset_full.rs of bias-plm checks against
+/// StereoSet's own code; `conditional` is still there on request, and asking a checkpoint
+/// without the head for it is an error that says what to do.
+#[test]
+fn stereoset_reads_the_next_sentence_head_where_the_checkpoint_has_one() {
+    let d = data_dir();
+    let args = |m: &str, extra: &[&str]| {
+        let mut a = vec![
+            "task".to_owned(),
+            "stereoset".into(),
+            "--model".into(),
+            model(m),
+            "--data-dir".into(),
+            d.clone(),
+            "--device".into(),
+            "cpu".into(),
+            "--limit".into(),
+            "10".into(),
+            "--json".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let json = |a: Vec<String>| -> Value {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        serde_json::from_str(&run(&a)).unwrap()
+    };
+    let head = json(args("bert-nsp", &[]));
+    assert_eq!(head["intersentence"], "next-sentence-head");
+    let conditional = json(args("bert-nsp", &["--intersentence", "conditional"]));
+    assert_eq!(conditional["intersentence"], "conditional");
+    assert_eq!(
+        head["scores"]["intrasentence"], conditional["scores"]["intrasentence"],
+        "the intrasentence task does not depend on the choice"
+    );
+    assert_ne!(
+        head["scores"]["intersentence"],
+        conditional["scores"]["intersentence"]
+    );
+    let out = bias()
+        .args(args("bert", &["--intersentence", "next-sentence-head"]))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cls.seq_relationship.weight") && err.contains("--intersentence conditional"),
+        "{err}"
+    );
 }
 
 #[test]

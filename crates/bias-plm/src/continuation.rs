@@ -11,8 +11,8 @@
 //! the model's arg-max. An empty context gives the PLL of the whole text.
 //!
 //! This is *a* conditional score for masked LMs, stated as such: StereoSet's own evaluation of
-//! BERT reads its next-sentence head instead (`eval_discriminative_models.py`), which this
-//! project's checkpoints do not carry.
+//! BERT reads its next-sentence head instead (`eval_discriminative_models.py`), which
+//! [`crate::NextSentenceModel`] reads where the checkpoint carries it.
 
 use bias_core::{BoxError, Continuation, ContinuationScore, ContinuationScorer};
 
@@ -33,8 +33,8 @@ use crate::{EngineStats, MaskedLm, PlmError, PlmTokenizer, ScoringOptions};
 /// the model's arg-max. An empty context gives the PLL of the whole text.
 ///
 /// This is *a* conditional score for masked LMs, stated as such: StereoSet's own evaluation of
-/// BERT reads its next-sentence head instead (`eval_discriminative_models.py`), which this
-/// project's checkpoints do not carry.
+/// BERT reads its next-sentence head instead (`eval_discriminative_models.py`), which
+/// [`crate::NextSentenceModel`] reads where the checkpoint carries it.
 ///
 /// Build it with [`MaskedLm::continuation_scorer`].
 #[derive(Debug)]

@@ -84,6 +84,15 @@ pub enum PlmError {
         /// The checkpoint file.
         path: PathBuf,
     },
+    /// A checkpoint file that is not what its name says (a safetensors header that cannot be
+    /// read).
+    #[error("{}: {reason}", path.display())]
+    Checkpoint {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// What is wrong and what to do.
+        reason: String,
+    },
     /// A parameter has a shape other than the configuration implies.
     #[error("weight {name} in {} has shape {found:?}, expected {expected:?}", path.display())]
     WeightShape {

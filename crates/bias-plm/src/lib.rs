@@ -84,6 +84,7 @@ mod logprob;
 mod masked_lm;
 mod model;
 mod neutral;
+mod next_sentence;
 mod scorer;
 mod study;
 pub mod template;
@@ -110,6 +111,7 @@ pub use model::{
     load_model, DebertaOptions, EncodeRequest, EncoderOutput, MaskedLanguageModel, PlmModel,
 };
 pub use neutral::{clean_up_tokenization, mask_differing_tokens, NEUTRAL_PAD_WIDTH};
+pub use next_sentence::{has_next_sentence_head, NextSentenceModel, NextSentenceScorer};
 pub use scorer::{AlignmentOrder, MlmScorer, ScorerKind, ScoringOptions, SpecialIds, SssAverage};
 pub use study::{ProgressFn, StudiedCausal, StudiedLm, StudiedMlm};
 pub use tokenizer::{PlmTokenizer, TokenizedText};

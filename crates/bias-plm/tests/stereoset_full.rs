@@ -5,17 +5,23 @@
 //! LMS and ICAT per task, domain and overall equal to what StereoSet's own `evaluation.py`
 //! (`ScoreEvaluator`, moinnadeem/StereoSet ead7d08) computes from the reference's sentence
 //! scores, on the first 100 items of each task of dev and test.
+//!
+//! The BERT with a next-sentence head (fixtures/models/bert-nsp,
+//! fixtures/plm/stereoset_full_bert-nsp.json, scripts/fixtures/stereoset_nsp.py): its
+//! intersentence scores are the probabilities StereoSet's own `evaluate_intersentence`
+//! (`eval_discriminative_models.py`, `BertNextSentence`) printed, whose logarithms ours are.
 
 use std::path::PathBuf;
 
 use std::collections::HashMap;
 
+use bias_core::ContinuationScorer;
 use bias_data::stereoset::{read_stereoset_path, GoldLabel, Section, StereoSet};
 use bias_metrics::stereoset::{
     stereoset_full_scores, ItemOutcome, ItemScores, Scores, StereoSetFullScores,
 };
-use bias_plm::{DeviceSpec, LanguageModel, ScoringOptions};
-use bias_tasks::stereoset::run_stereoset;
+use bias_plm::{DeviceSpec, LanguageModel, NextSentenceModel, ScoringOptions};
+use bias_tasks::stereoset::{run_stereoset, Intersentence, SplitByContext};
 use serde_json::Value;
 use tch::Kind;
 
@@ -111,20 +117,37 @@ fn same_all(results: &Value, s: &StereoSetFullScores, what: &str) {
     }
 }
 
-fn check(model: &str) {
-    let fixture: Value = serde_json::from_str(
+fn check(model: &str, intersentence: Intersentence) {
+    let mut fixture: Value = serde_json::from_str(
         &std::fs::read_to_string(root().join(format!("fixtures/plm/stereoset_full_{model}.json")))
             .unwrap(),
     )
     .unwrap();
     let n = fixture["items_per_task"].as_u64().unwrap() as usize;
-    let lm = LanguageModel::open(
-        root().join("fixtures/models").join(model),
-        DeviceSpec::Cpu,
-        Kind::Float,
-    )
-    .unwrap();
-    let mut scorer = lm.continuation_scorer(ScoringOptions::default()).unwrap();
+    let dir = root().join("fixtures/models").join(model);
+    let lm = LanguageModel::open(&dir, DeviceSpec::Cpu, Kind::Float).unwrap();
+    let mut sentences = lm.continuation_scorer(ScoringOptions::default()).unwrap();
+    let head = (intersentence == Intersentence::NextSentenceHead)
+        .then(|| NextSentenceModel::open(&dir, DeviceSpec::Cpu, Kind::Float).unwrap());
+    let mut pairs = head.as_ref().map(|h| h.scorer(ScoringOptions::default()));
+    let mut split_scorer;
+    let scorer: &mut dyn ContinuationScorer = match pairs.as_mut() {
+        Some(pairs) => {
+            // StereoSet prints P(IsNext); ours is its logarithm (the same order).
+            for split in ["dev", "test"] {
+                let scores = &mut fixture["splits"][split]["predictions"]["intersentence"];
+                for p in scores.as_array_mut().unwrap() {
+                    p["score"] = p["score"].as_f64().unwrap().ln().into();
+                }
+            }
+            split_scorer = SplitByContext {
+                alone: &mut *sentences,
+                with_context: pairs,
+            };
+            &mut split_scorer
+        }
+        None => &mut *sentences,
+    };
     let mut worst = 0.0f64;
     for split in ["dev", "test"] {
         let expected = &fixture["splits"][split];
@@ -132,6 +155,7 @@ fn check(model: &str) {
             &mut *scorer,
             &set(split),
             Some(n),
+            intersentence,
             None,
             bias_tasks::ChoiceRunOptions::default(),
             &mut |_, _| {},
@@ -178,10 +202,28 @@ fn check(model: &str) {
 
 #[test]
 fn gpt2_equals_stereosets_own_aggregation() {
-    check("gpt2");
+    check("gpt2", Intersentence::Conditional);
 }
 
 #[test]
 fn bert_equals_stereosets_own_aggregation() {
-    check("bert");
+    check("bert", Intersentence::Conditional);
+}
+
+#[test]
+fn bert_next_sentence_head_equals_stereosets_own_evaluation() {
+    check("bert-nsp", Intersentence::NextSentenceHead);
+}
+
+#[test]
+fn a_masked_lm_without_the_head_is_refused_by_name() {
+    let dir = root().join("fixtures/models/bert");
+    assert!(!bias_plm::has_next_sentence_head(&dir).unwrap());
+    assert!(bias_plm::has_next_sentence_head(root().join("fixtures/models/bert-nsp")).unwrap());
+    assert!(!bias_plm::has_next_sentence_head(root().join("fixtures/models/roberta")).unwrap());
+    let err = NextSentenceModel::open(&dir, DeviceSpec::Cpu, Kind::Float).unwrap_err();
+    assert!(
+        err.to_string().contains("cls.seq_relationship.weight"),
+        "{err}"
+    );
 }

@@ -8,21 +8,29 @@
 //!   `code/eval_generative_models.py`, moinnadeem/StereoSet at ead7d08: the geometric mean of the
 //!   token probabilities after `<|endoftext|>`, whose logarithm this is); for a masked LM, the
 //!   PLL of the sentence per token;
-//! - **intersentence**: `" " + sentence` after the context, the context ending in `.` (one is
-//!   added when it ends in none of `.!?`, as `evaluate_intersentence` does): for a causal LM,
+//! - **intersentence**, [`Intersentence::Conditional`]: `" " + sentence` after the context, the
+//!   context ending in `.` (one is added when it ends in none of `.!?`, as
+//!   `evaluate_intersentence` of `eval_generative_models.py` does): for a causal LM,
 //!   log P(sentence | context) per token (lm-evaluation-harness's `loglikelihood`); for a masked
-//!   LM, the PLL of the sentence given the context per token.
+//!   LM, the PLL of the sentence given the context per token;
+//! - **intersentence**, [`Intersentence::NextSentenceHead`]: `log P(IsNext)` of BERT's
+//!   next-sentence head for the pair (context, sentence), both as the data gives them — what
+//!   StereoSet's own evaluation of BERT computes (`evaluate_intersentence` of
+//!   `code/eval_discriminative_models.py` with `BertNextSentence`, which reports the probability
+//!   itself: its logarithm here orders the sentences the same way, so every score is equal).
+//!   The scorer routes these requests to the head and the intrasentence ones (empty context) to
+//!   the masked LM: [`SplitByContext`].
 //!
-//! Where StereoSet's code differs: its published GPT-2 and BERT intersentence numbers come from
-//! next-sentence heads (`ModelNSP`, trained by the authors, and BERT's own), which no checkpoint
-//! here carries; its language-model path for intersentence (`--intersentence-model GPT2LM`)
-//! scores `mean log₂ P(sentence alone) / mean log₂ P(context)`, which does not condition the
-//! sentence on the context, on the first 1,000 items only. Neither is reproduced; the score here
+//! Where StereoSet's code differs: its published GPT-2 intersentence numbers come from a
+//! next-sentence head the authors trained on GPT-2 (`ModelNSP`), which no checkpoint here
+//! carries; its language-model path for intersentence (`--intersentence-model GPT2LM`) scores
+//! `mean log₂ P(sentence alone) / mean log₂ P(context)`, which does not condition the sentence
+//! on the context, on the first 1,000 items only. Neither is reproduced; the causal score here
 //! is the conditional one, stated as such.
 
 use std::path::Path;
 
-use bias_core::{Continuation, ContinuationScorer};
+use bias_core::{BoxError, Continuation, ContinuationScore, ContinuationScorer};
 use bias_data::stereoset::{GoldLabel, Section, StereoItem, StereoSet};
 use bias_metrics::stereoset::{
     bootstrap_stereoset, stereoset_full_scores, ItemOutcome, ItemScores, StereoSetFullScores,
@@ -38,13 +46,16 @@ use crate::TaskError;
 pub struct SentenceScore {
     /// The sentence's id in the data set.
     pub id: String,
-    /// Mean log-likelihood per token (higher is likelier).
+    /// Mean log-likelihood per token (higher is likelier); `log P(IsNext)` for an
+    /// intersentence sentence scored by a next-sentence head.
     pub score: f64,
 }
 
 /// A StereoSet run: every sentence's score, and the aggregated scores.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StereoSetRun {
+    /// How the intersentence sentences were scored.
+    pub intersentence_scoring: Intersentence,
     /// Intrasentence sentence scores, item by item (three per item, the file's order).
     pub intrasentence: Vec<SentenceScore>,
     /// Intersentence sentence scores.
@@ -56,11 +67,42 @@ pub struct StereoSetRun {
     pub intervals: StereoSetIntervals,
 }
 
+/// How an intersentence sentence is scored given its context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Intersentence {
+    /// The log-likelihood of `" " + sentence` after the context (a full stop added to a context
+    /// without one), per token: causal LMs, and masked LMs without a next-sentence head.
+    #[default]
+    Conditional,
+    /// `log P(IsNext)` of a next-sentence head for (context, sentence) as the data gives them:
+    /// StereoSet's evaluation of BERT.
+    NextSentenceHead,
+}
+
+impl Intersentence {
+    /// The name written in results and run logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Intersentence::Conditional => "conditional",
+            Intersentence::NextSentenceHead => "next-sentence-head",
+        }
+    }
+}
+
 /// The request that scores one sentence of an item.
-pub fn request(section: Section, item: &StereoItem, sentence: &str) -> Continuation {
-    match section {
-        Section::Intrasentence => Continuation::new("", sentence),
-        Section::Intersentence => {
+pub fn request(
+    section: Section,
+    item: &StereoItem,
+    sentence: &str,
+    intersentence: Intersentence,
+) -> Continuation {
+    match (section, intersentence) {
+        (Section::Intrasentence, _) => Continuation::new("", sentence),
+        (Section::Intersentence, Intersentence::NextSentenceHead) => {
+            Continuation::new(item.context.clone(), sentence)
+        }
+        (Section::Intersentence, Intersentence::Conditional) => {
             let context = &item.context;
             let context = if context.ends_with(['.', '!', '?']) {
                 context.clone()
@@ -81,8 +123,9 @@ pub fn request(section: Section, item: &StereoItem, sentence: &str) -> Continuat
 pub fn stereoset_documents(
     set: &StereoSet,
     limit: Option<usize>,
+    intersentence: Intersentence,
 ) -> Result<Vec<Vec<Continuation>>, TaskError> {
-    Ok(documents(set, limit)?.docs)
+    Ok(documents(set, limit, intersentence)?.docs)
 }
 
 /// The documents with what the aggregation needs of them.
@@ -93,7 +136,11 @@ struct Documents<'s> {
     counts: [usize; 2],
 }
 
-fn documents(set: &StereoSet, limit: Option<usize>) -> Result<Documents<'_>, TaskError> {
+fn documents(
+    set: &StereoSet,
+    limit: Option<usize>,
+    intersentence: Intersentence,
+) -> Result<Documents<'_>, TaskError> {
     let sections = [Section::Intrasentence, Section::Intersentence];
     let mut docs: Vec<Vec<Continuation>> = Vec::new();
     let mut ids: Vec<[String; 3]> = Vec::new();
@@ -102,17 +149,27 @@ fn documents(set: &StereoSet, limit: Option<usize>) -> Result<Documents<'_>, Tas
     for (k, &section) in sections.iter().enumerate() {
         let all = set.items(section);
         for item in &all[..limit.unwrap_or(all.len()).min(all.len())] {
+            let invalid = |reason: String| TaskError::InvalidDocument {
+                what: format!(
+                    "{} StereoSet {} item {}",
+                    set.source_name,
+                    section.as_str(),
+                    item.id
+                ),
+                reason,
+            };
+            // An empty context would route the pair to the masked LM (SplitByContext).
+            if section == Section::Intersentence
+                && intersentence == Intersentence::NextSentenceHead
+                && item.context.is_empty()
+            {
+                return Err(invalid(
+                    "an empty context; a next-sentence head needs one".into(),
+                ));
+            }
             let sentence = |label: GoldLabel| {
                 item.sentence_with(label)
-                    .ok_or_else(|| TaskError::InvalidDocument {
-                        what: format!(
-                            "{} StereoSet {} item {}",
-                            set.source_name,
-                            section.as_str(),
-                            item.id
-                        ),
-                        reason: format!("no sentence labelled {}", label.as_str()),
-                    })
+                    .ok_or_else(|| invalid(format!("no sentence labelled {}", label.as_str())))
             };
             let three = [
                 sentence(GoldLabel::Stereotype)?,
@@ -122,7 +179,7 @@ fn documents(set: &StereoSet, limit: Option<usize>) -> Result<Documents<'_>, Tas
             docs.push(
                 three
                     .iter()
-                    .map(|s| request(section, item, &s.sentence))
+                    .map(|s| request(section, item, &s.sentence, intersentence))
                     .collect(),
             );
             ids.push(three.map(|s| s.id.clone()));
@@ -139,7 +196,8 @@ fn documents(set: &StereoSet, limit: Option<usize>) -> Result<Documents<'_>, Tas
 }
 
 /// Scores both tasks of `set` (the first `limit` items of each, all with `None`) with
-/// `scorer` through [`score_documents`] — one document per item, its three sentences in the
+/// `scorer`, intersentence as `intersentence` says ([`SplitByContext`] gives a scorer for
+/// [`Intersentence::NextSentenceHead`]), through [`score_documents`] — one document per item, its three sentences in the
 /// order stereotype, anti-stereotype, unrelated; intrasentence items first — with its `log`
 /// (resumable), `options` and `progress` (in items).
 ///
@@ -150,6 +208,7 @@ pub fn run_stereoset<S: ContinuationScorer + ?Sized>(
     scorer: &mut S,
     set: &StereoSet,
     limit: Option<usize>,
+    intersentence: Intersentence,
     log: Option<(&Path, &str)>,
     options: ChoiceRunOptions,
     progress: &mut dyn FnMut(usize, usize),
@@ -159,7 +218,7 @@ pub fn run_stereoset<S: ContinuationScorer + ?Sized>(
         ids,
         items,
         counts,
-    } = documents(set, limit)?;
+    } = documents(set, limit, intersentence)?;
     let scores = score_documents(scorer, &docs, log, options, progress)?;
     let mean = |s: &ChoiceScores, j: usize| s.log_likelihoods[j] / s.tokens[j].max(1) as f64;
     let mut sentences: Vec<SentenceScore> = Vec::with_capacity(3 * docs.len());
@@ -179,18 +238,63 @@ pub fn run_stereoset<S: ContinuationScorer + ?Sized>(
     }
     let outcomes: Vec<ItemOutcome> = item_scores.iter().map(Into::into).collect();
     let (intra, inter) = outcomes.split_at(counts[0]);
-    let intersentence = sentences.split_off(3 * counts[0]);
+    let inter_sentences = sentences.split_off(3 * counts[0]);
     let intervals = bootstrap_stereoset(intra, inter, bias_metrics::BootstrapOptions::default())
         .map_err(|e| TaskError::InvalidDocument {
             what: format!("{} StereoSet", set.source_name),
             reason: format!("no interval: {e}"),
         })?;
     Ok(StereoSetRun {
+        intersentence_scoring: intersentence,
         intrasentence: sentences,
-        intersentence,
+        intersentence: inter_sentences,
         scores: stereoset_full_scores(intra, inter),
         intervals,
     })
+}
+
+/// A [`ContinuationScorer`] that sends requests without a context (StereoSet's intrasentence
+/// sentences) to `alone` and those with one (intersentence pairs) to `with_context`, answering
+/// in the requests' order: a masked LM beside its next-sentence head.
+#[derive(Debug)]
+pub struct SplitByContext<'a, A: ?Sized, B: ?Sized> {
+    /// Scores requests whose context is empty.
+    pub alone: &'a mut A,
+    /// Scores the others.
+    pub with_context: &'a mut B,
+}
+
+impl<A, B> ContinuationScorer for SplitByContext<'_, A, B>
+where
+    A: ContinuationScorer + ?Sized,
+    B: ContinuationScorer + ?Sized,
+{
+    fn score_continuations(
+        &mut self,
+        requests: &[Continuation],
+    ) -> Result<Vec<ContinuationScore>, BoxError> {
+        let (alone, with): (Vec<usize>, Vec<usize>) =
+            (0..requests.len()).partition(|&i| requests[i].context.is_empty());
+        let pick = |idx: &[usize]| idx.iter().map(|&i| requests[i].clone()).collect::<Vec<_>>();
+        let mut out: Vec<Option<ContinuationScore>> = vec![None; requests.len()];
+        for (idx, scores) in [
+            (&alone, self.alone.score_continuations(&pick(&alone))?),
+            (&with, self.with_context.score_continuations(&pick(&with))?),
+        ] {
+            if scores.len() != idx.len() {
+                return Err(format!(
+                    "a scorer answered {} of {} requests",
+                    scores.len(),
+                    idx.len()
+                )
+                .into());
+            }
+            for (&i, score) in idx.iter().zip(scores) {
+                out[i] = Some(score);
+            }
+        }
+        Ok(out.into_iter().flatten().collect())
+    }
 }
 
 #[cfg(test)]
@@ -208,13 +312,69 @@ mod tests {
              {"id": "c", "sentence": "Cats have whiskers.", "labels": [], "gold_label": "unrelated"}]}]}}"#;
         let set = read_stereoset(json.as_bytes(), "t.json").unwrap();
         let item = &set.items(Section::Intersentence)[0];
+        let conditional = Intersentence::Conditional;
         assert_eq!(
-            request(Section::Intersentence, item, "Cats have whiskers."),
+            request(
+                Section::Intersentence,
+                item,
+                "Cats have whiskers.",
+                conditional
+            ),
             Continuation::new("Many people live in Ethiopia.", " Cats have whiskers.")
         );
         assert_eq!(
-            request(Section::Intrasentence, item, "x"),
+            request(Section::Intrasentence, item, "x", conditional),
             Continuation::new("", "x")
         );
+        // StereoSet's IntersentenceDataset tokenizes the context and sentence as given.
+        let head = Intersentence::NextSentenceHead;
+        assert_eq!(
+            request(Section::Intersentence, item, "Cats have whiskers.", head),
+            Continuation::new("Many people live in Ethiopia", "Cats have whiskers.")
+        );
+        assert_eq!(
+            request(Section::Intrasentence, item, "x", head),
+            Continuation::new("", "x")
+        );
+    }
+
+    /// Answers with the request's length, tagged by which scorer answered.
+    struct Tagged(f64);
+
+    impl ContinuationScorer for Tagged {
+        fn score_continuations(
+            &mut self,
+            requests: &[Continuation],
+        ) -> Result<Vec<ContinuationScore>, BoxError> {
+            Ok(requests
+                .iter()
+                .map(|r| ContinuationScore {
+                    log_likelihood: self.0 + r.continuation.len() as f64,
+                    is_greedy: false,
+                    tokens: 1,
+                })
+                .collect())
+        }
+    }
+
+    #[test]
+    fn split_by_context_answers_in_the_requests_order() {
+        let requests = [
+            Continuation::new("c", "xx"),
+            Continuation::new("", "x"),
+            Continuation::new("c", "xxx"),
+            Continuation::new("", "xxxx"),
+        ];
+        let mut split = SplitByContext {
+            alone: &mut Tagged(100.0),
+            with_context: &mut Tagged(200.0),
+        };
+        let got: Vec<f64> = split
+            .score_continuations(&requests)
+            .unwrap()
+            .iter()
+            .map(|s| s.log_likelihood)
+            .collect();
+        assert_eq!(got, [202.0, 101.0, 203.0, 104.0]);
     }
 }

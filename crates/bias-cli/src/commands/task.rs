@@ -10,6 +10,7 @@ use bias_core::{Continuation, ContinuationScorer};
 use bias_data::bbq::BbqCategory;
 use bias_plm::{CausalLm, CausalScorerKind, ScoringOptions};
 use bias_tasks::bbq::run_bbq;
+use bias_tasks::stereoset::{Intersentence, SplitByContext};
 use bias_tasks::winogender::{accuracies, multiple_choice};
 use bias_tasks::{import_shard_logs, score_choices, score_shard, ChoiceRunOptions, MultipleChoice};
 use clap::{Args, Subcommand};
@@ -27,8 +28,9 @@ pub enum TaskCommand {
     Bbq(BbqArgs),
     /// Winogender (Rudinger et al. 2018) as lm-evaluation-harness's `winogender_*` tasks.
     Winogender(TaskArgs),
-    /// StereoSet's two tasks (Nadeem et al. 2021), intersentence as log P(sentence | context),
-    /// aggregated as StereoSet's evaluation.py does; masked or causal LMs.
+    /// StereoSet's two tasks (Nadeem et al. 2021), intersentence by BERT's next-sentence head
+    /// where the checkpoint has one, else as log P(sentence | context); aggregated as StereoSet's
+    /// evaluation.py does; masked or causal LMs.
     Stereoset(StereoSetArgs),
 }
 
@@ -52,6 +54,22 @@ pub struct StereoSetArgs {
     /// Only the first N items of each task.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// How intersentence sentences are scored: `auto` reads BERT's next-sentence head when the
+    /// checkpoint has one (StereoSet's evaluation of BERT) and the conditional log-likelihood
+    /// otherwise.
+    #[arg(long, value_enum, default_value_t = IntersentenceArg::Auto)]
+    pub intersentence: IntersentenceArg,
+}
+
+/// `--intersentence`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum IntersentenceArg {
+    /// The next-sentence head if the checkpoint has one, else `conditional`.
+    Auto,
+    /// log P(" " + sentence | context) per token (PLL given the context for a masked LM).
+    Conditional,
+    /// log P(IsNext) of BERT's next-sentence head (an error without one).
+    NextSentenceHead,
 }
 
 /// What every task takes: a causal LM, the data and the engine settings.
@@ -374,19 +392,48 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     };
     let set = bias_data::stereoset::read_stereoset_path(&path)?;
     let lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
-    let mut scorer = lm.continuation_scorer(t.scoring())?;
+    let mut sentences = lm.continuation_scorer(t.scoring())?;
+    let intersentence = match args.intersentence {
+        IntersentenceArg::Conditional => Intersentence::Conditional,
+        IntersentenceArg::NextSentenceHead => Intersentence::NextSentenceHead,
+        IntersentenceArg::Auto if bias_plm::has_next_sentence_head(&t.model)? => {
+            Intersentence::NextSentenceHead
+        }
+        IntersentenceArg::Auto => Intersentence::Conditional,
+    };
+    let head = match intersentence {
+        Intersentence::NextSentenceHead => Some(t.device.open_next_sentence(&t.model)?),
+        Intersentence::Conditional => None,
+    };
+    let mut pairs = head.as_ref().map(|h| h.scorer(t.scoring()));
+    let mut split_scorer;
+    let scorer: &mut dyn ContinuationScorer = match pairs.as_mut() {
+        Some(pairs) => {
+            split_scorer = SplitByContext {
+                alone: &mut *sentences,
+                with_context: pairs,
+            };
+            &mut split_scorer
+        }
+        None => &mut *sentences,
+    };
     let split = format!("{:?}", args.split).to_lowercase();
     let task = format!("stereoset-{split}");
-    let log = t.log(&task, lm.name(), lm.digest()?)?;
-    let docs = bias_tasks::stereoset::stereoset_documents(&set, args.limit)?;
-    if t.shard_or_gather(&task, log.as_ref(), &docs, &mut *scorer)? {
+    let log = t.log(
+        &task,
+        &format!("{} (intersentence: {})", lm.name(), intersentence.as_str()),
+        lm.digest()?,
+    )?;
+    let docs = bias_tasks::stereoset::stereoset_documents(&set, args.limit, intersentence)?;
+    if t.shard_or_gather(&task, log.as_ref(), &docs, scorer)? {
         return Ok(());
     }
     let bar = progress_bar("items");
     let run = bias_tasks::stereoset::run_stereoset(
-        &mut *scorer,
+        scorer,
         &set,
         args.limit,
+        intersentence,
         log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
         ChoiceRunOptions {
             chunk_docs: t.chunk.max(1),
@@ -402,6 +449,7 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
         "split": split,
         "model": lm.name(),
         "family": lm.family(),
+        "intersentence": intersentence.as_str(),
         "scores": run.scores,
         "intervals": run.intervals,
     });
@@ -417,6 +465,7 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
             tables::text(&tables::stereoset(
                 lm.name(),
                 &split,
+                intersentence,
                 &run.scores,
                 &run.intervals
             ))

@@ -156,6 +156,7 @@ pub fn winogender(model: &str, acc: &[WinogenderAccuracy]) -> Vec<TaskTable> {
 pub fn stereoset(
     model: &str,
     split: &str,
+    intersentence: bias_tasks::stereoset::Intersentence,
     s: &StereoSetFullScores,
     ci: &StereoSetIntervals,
 ) -> Vec<TaskTable> {
@@ -186,10 +187,16 @@ pub fn stereoset(
         headers: vec!["task", "domain", "items", "SS", "LMS", "ICAT"],
         rows,
         note: format!(
-            "[a, b]: {:.0} % percentile bootstrap interval ({} replicates, seed {}, items \
-             resampled within task and domain).\nDirection: SS 50 = no bias, above 50 = prefers \
+            "Intersentence scored by {}.\n[a, b]: {:.0} % percentile bootstrap interval ({} \
+             replicates, seed {}, items resampled within task and domain).\nDirection: SS 50 = no bias, above 50 = prefers \
              the stereotype; LMS higher is better (100 = always prefers a meaningful sentence); \
              ICAT 100 = unbiased and always meaningful.",
+            match intersentence {
+                bias_tasks::stereoset::Intersentence::Conditional =>
+                    "log P(sentence | context) per token (a masked LM: its PLL given the context)",
+                bias_tasks::stereoset::Intersentence::NextSentenceHead =>
+                    "the next-sentence head's P(IsNext), as StereoSet's evaluation of BERT",
+            },
             100.0 * ci.options.level,
             ci.options.replicates,
             ci.options.seed

@@ -81,6 +81,16 @@ pub(crate) fn load_encoder(
     })
 }
 
+/// Loads a BERT encoder (absolute positions) under `base`, without any head: the encoder of
+/// the next-sentence model (`crate::next_sentence`).
+pub(crate) fn load_plain_encoder(
+    w: &Weights,
+    config: &ModelConfig,
+    base: &str,
+) -> Result<Encoder, PlmError> {
+    load_encoder(w, config, base, PositionIds::Absolute)
+}
+
 /// Loads a BERT encoder and, if `with_head`, its MLM head
 /// (`BertPredictionHeadTransform` with `hidden_act`, then the decoder).
 pub(crate) fn load(

@@ -447,14 +447,17 @@ pub(crate) enum PositionIds {
     },
 }
 
-/// The embedding sum `LN(word + position [+ token_type 0])` (`BertEmbeddings`,
-/// `RobertaEmbeddings`, `AlbertEmbeddings`, DistilBERT's `Embeddings`).
+/// The embedding sum `LN(word + position [+ token_type])` (`BertEmbeddings`,
+/// `RobertaEmbeddings`, `AlbertEmbeddings`, DistilBERT's `Embeddings`); every token has type 0
+/// unless [`Embeddings::forward_typed`] is given the types (BERT's sentence pairs).
 #[derive(Debug)]
 pub(crate) struct Embeddings {
     /// `word_embeddings.weight`, `[vocab, width]` (also the tied decoder).
     pub(crate) word: Tensor,
     position: Tensor,
-    /// Row 0 of `token_type_embeddings.weight` (every token has type 0), `[width]`.
+    /// `token_type_embeddings.weight`, `[type_vocab_size, width]`.
+    token_types: Option<Tensor>,
+    /// Its row 0 (the type of every token of a single sentence), `[width]`.
     token_type0: Option<Tensor>,
     norm: LayerNorm,
     positions: PositionIds,
@@ -471,17 +474,15 @@ impl Embeddings {
         width: i64,
         positions: PositionIds,
     ) -> Result<Self, PlmError> {
-        let token_type0 = if config.type_vocab_size > 0 {
-            Some(
-                w.get(
-                    &format!("{prefix}.token_type_embeddings.weight"),
-                    &[config.type_vocab_size, width],
-                )?
-                .f_get(0)?,
-            )
+        let token_types = if config.type_vocab_size > 0 {
+            Some(w.get(
+                &format!("{prefix}.token_type_embeddings.weight"),
+                &[config.type_vocab_size, width],
+            )?)
         } else {
             None
         };
+        let token_type0 = token_types.as_ref().map(|t| t.f_get(0)).transpose()?;
         Ok(Embeddings {
             word: w.get(
                 &format!("{prefix}.word_embeddings.weight"),
@@ -491,6 +492,7 @@ impl Embeddings {
                 &format!("{prefix}.position_embeddings.weight"),
                 &[config.max_position_embeddings, width],
             )?,
+            token_types,
             token_type0,
             norm: LayerNorm::load(
                 w,
@@ -502,8 +504,19 @@ impl Embeddings {
         })
     }
 
-    /// Embeds `ids` `[batch, length]` into `[batch, length, width]` (before dropout).
+    /// Embeds `ids` `[batch, length]` into `[batch, length, width]` (before dropout), every
+    /// token of type 0.
     pub(crate) fn forward(&self, ids: &Tensor) -> Result<Tensor, PlmError> {
+        self.forward_typed(ids, None)
+    }
+
+    /// Embeds `ids` with the token types `types` (`[batch, length]`, each below
+    /// `type_vocab_size`), or type 0 everywhere when `None`.
+    pub(crate) fn forward_typed(
+        &self,
+        ids: &Tensor,
+        types: Option<&Tensor>,
+    ) -> Result<Tensor, PlmError> {
         let size = ids.size();
         let (b, l) = (size[0], size[1]);
         let position_ids = match self.positions {
@@ -519,8 +532,12 @@ impl Embeddings {
         };
         // Summed in the order of `transformers`: words, token types, then positions.
         let mut sum = Tensor::f_embedding(&self.word, ids, -1, false, false)?;
-        if let Some(tt) = &self.token_type0 {
-            sum = sum.f_add(tt)?;
+        match (&self.token_types, &self.token_type0, types) {
+            (Some(table), _, Some(types)) => {
+                sum = sum.f_add(&Tensor::f_embedding(table, types, -1, false, false)?)?;
+            }
+            (_, Some(row0), _) => sum = sum.f_add(row0)?,
+            _ => {}
         }
         let sum = sum.f_add(&Tensor::f_embedding(
             &self.position,
@@ -556,8 +573,20 @@ impl Encoder {
         request: EncodeRequest,
         dropout: Dropout,
     ) -> Result<EncoderOutput, PlmError> {
+        self.forward_typed(ids, None, attention_mask, request, dropout)
+    }
+
+    /// [`Encoder::forward`] with token types (`None`: type 0 everywhere).
+    pub(crate) fn forward_typed(
+        &self,
+        ids: &Tensor,
+        types: Option<&Tensor>,
+        attention_mask: &Tensor,
+        request: EncodeRequest,
+        dropout: Dropout,
+    ) -> Result<EncoderOutput, PlmError> {
         let mask = KeyMask::new(attention_mask, self.kind)?;
-        let mut hidden = drop(self.embeddings.forward(ids)?, dropout.hidden)?;
+        let mut hidden = drop(self.embeddings.forward_typed(ids, types)?, dropout.hidden)?;
         if let Some(mapping) = &self.mapping_in {
             hidden = mapping.forward(&hidden)?;
         }

@@ -30,9 +30,11 @@ macro_rules! architectures {
 // The registry: one name per architecture (`docs/architecture.md`: adding one).
 architectures![bert, roberta, albert, distilbert, electra, mpnet, deberta, modernbert];
 
+pub(crate) use bert::load_plain_encoder as bert_encoder;
 pub use deberta::DebertaOptions;
+pub(crate) use layers::Encoder;
+use layers::MlmHead;
 pub(crate) use layers::{activate, finfo_min, Dropout, LayerNorm, Linear, Weights};
-use layers::{Encoder, MlmHead};
 pub use modernbert::ModernBertOptions;
 pub use mpnet::MpnetOptions;
 

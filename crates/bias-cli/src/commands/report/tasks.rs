@@ -26,6 +26,9 @@ struct Winogender {
 #[derive(Deserialize)]
 struct StereoSet {
     split: String,
+    /// Absent in results written before the next-sentence head (they were conditional).
+    #[serde(default)]
+    intersentence: bias_tasks::stereoset::Intersentence,
     scores: bias_metrics::stereoset::StereoSetFullScores,
     intervals: bias_metrics::stereoset::StereoSetIntervals,
 }
@@ -78,6 +81,7 @@ pub fn sections(dirs: &[impl AsRef<Path>]) -> Result<Option<Section>, CliError> 
                 stereoset.extend(tables::stereoset(
                     &model.model,
                     &s.split,
+                    s.intersentence,
                     &s.scores,
                     &s.intervals,
                 ));
