@@ -12,16 +12,19 @@ pub fn resolve(p: PathBuf) -> PathBuf {
     }
 }
 
-/// `data/demo-mlm` (built by `make demo`) if it holds a model, else the tiny random fixture.
+/// The demo model: `data/demo-mlm` (480 steps, built by `make demo-full`), else
+/// `data/demo-mlm-120` (120 steps, built by `make demo`), else the tiny random fixture.
 #[allow(dead_code)] // not every example has a default model
 pub fn default_model() -> PathBuf {
-    let demo = resolve("data/demo-mlm".into());
-    if demo.join("config.json").is_file() {
-        return demo;
+    for name in ["data/demo-mlm", "data/demo-mlm-120"] {
+        let demo = resolve(name.into());
+        if demo.join("config.json").is_file() {
+            return demo;
+        }
     }
     eprintln!(
-        "data/demo-mlm not found (built by `make demo`); using the tiny random \
-         fixtures/models/bert, whose numbers mean nothing"
+        "neither data/demo-mlm (`make demo-full`) nor data/demo-mlm-120 (`make demo`) found; \
+         using the tiny random fixtures/models/bert, whose numbers mean nothing"
     );
     "fixtures/models/bert".into()
 }
