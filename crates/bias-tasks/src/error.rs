@@ -26,7 +26,7 @@ pub enum TaskError {
         got: usize,
     },
     /// A log-likelihood that is not a finite number.
-    #[error("document {doc}, choice {choice}: log-likelihood {value} is not finite; check the model (its weights or dtype) before trusting any number of this run")]
+    #[error("document {doc}, choice {choice}: log-likelihood {value} is not finite (weights holding NaN or inf, or half precision overflowing); nothing of its chunk was written. Try --dtype f32 if the model ran in half precision; else check the checkpoint (a diverged fine-tune?)")]
     NonFinite {
         /// The document.
         doc: usize,

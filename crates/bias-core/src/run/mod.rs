@@ -48,6 +48,29 @@ pub enum RunError {
         /// What was wrong (a missing outcome, an unknown scorer name).
         what: String,
     },
+    /// The model gave a score that is NaN or infinite: its weights hold NaN or inf (a diverged
+    /// fine-tune, a broken conversion) or half precision overflowed. Nothing of the chunk that
+    /// holds the pair is written, so a resumable run stays valid.
+    #[error(
+        "model {model} on {dataset}: the {scorer} score of the {sentence} sentence of pair {pair} \
+         is {value}: the model's log-probabilities are not finite (weights holding NaN or inf, \
+         or half precision overflowing). Nothing of this chunk was written. Try --dtype f32 if \
+         the model ran in half precision; else check the checkpoint (a diverged fine-tune?)"
+    )]
+    NonFinite {
+        /// The model's name.
+        model: String,
+        /// The data set's name.
+        dataset: String,
+        /// The first pair with a non-finite score.
+        pair: String,
+        /// The scorer that gave it.
+        scorer: String,
+        /// `stereo` or `anti`.
+        sentence: &'static str,
+        /// The value (NaN, inf or -inf).
+        value: f64,
+    },
     /// The output exists from another run (or without a progress file).
     #[error("{}: not resuming: {reason}", out.display())]
     ResumeMismatch {
@@ -259,6 +282,7 @@ fn score_batch<S: PairScorer + ?Sized>(
     scorer: &mut S,
     batch: &[SentencePair],
     names: &[String],
+    (dataset, model): (&str, &str),
 ) -> Result<Vec<PairOutcome>, RunError> {
     let span = || {
         (
@@ -299,6 +323,22 @@ fn score_batch<S: PairScorer + ?Sized>(
                     names.join(", ")
                 )));
             }
+            let non_finite = scores.iter().find_map(|s| {
+                [("stereo", s.stereo.score), ("anti", s.anti.score)]
+                    .into_iter()
+                    .find(|(_, v)| !v.is_finite())
+                    .map(|(sentence, value)| (s.scorer.clone(), sentence, value))
+            });
+            if let Some((scorer, sentence, value)) = non_finite {
+                return Err(RunError::NonFinite {
+                    model: model.to_owned(),
+                    dataset: dataset.to_owned(),
+                    pair: pair.id.clone(),
+                    scorer,
+                    sentence,
+                    value,
+                });
+            }
         }
     }
     Ok(outcomes)
@@ -309,7 +349,8 @@ fn score_batch<S: PairScorer + ?Sized>(
 /// resumption (examples, tests). All pairs go to the scorer in one batch.
 ///
 /// # Errors
-/// [`RunError::Scorer`] with the scorer's error; [`RunError::Contract`].
+/// [`RunError::Scorer`] with the scorer's error; [`RunError::Contract`];
+/// [`RunError::NonFinite`] for a NaN or infinite score.
 pub fn score_to_table<S: PairScorer + ?Sized>(
     scorer: &mut S,
     pairs: &[SentencePair],
@@ -317,7 +358,7 @@ pub fn score_to_table<S: PairScorer + ?Sized>(
     model: &str,
 ) -> Result<(ScoreTable, Tally), RunError> {
     let names = scorer.scorer_names();
-    let outcomes = score_batch(scorer, pairs, &names)?;
+    let outcomes = score_batch(scorer, pairs, &names, (dataset, model))?;
     let mut tally = Tally::default();
     let rows = pairs
         .iter()
@@ -422,11 +463,40 @@ fn starting_point(out: &Path, fingerprint: &RunFingerprint) -> Result<RunProgres
 /// flushed, the progress file is replaced atomically, and `on_chunk(done, total)` is called (for
 /// a progress bar).
 ///
+/// A score that is NaN or infinite stops the run before its chunk is written
+/// ([`RunError::NonFinite`]); if nothing had been scored yet, the header-only table and its
+/// progress file that this call created are removed, so no score file is left.
+///
 /// # Errors
 /// [`RunError::ResumeMismatch`] when `out` exists from a run with another fingerprint (or without
 /// a progress file); [`RunError::Scorer`] with the scorer's error; [`RunError::Contract`];
-/// [`RunError::Core`] on I/O.
+/// [`RunError::NonFinite`]; [`RunError::Core`] on I/O.
 pub fn run_scoring<S: PairScorer + ?Sized>(
+    scorer: &mut S,
+    pairs: &[SentencePair],
+    fingerprint: RunFingerprint,
+    out: &Path,
+    on_chunk: &mut dyn FnMut(usize, usize),
+) -> Result<RunSummary, RunError> {
+    let fresh = !out.exists();
+    let result = run_scoring_into(scorer, pairs, fingerprint, out, on_chunk);
+    if let Err(RunError::NonFinite { .. }) = &result {
+        let progress = progress_path(out);
+        if fresh
+            && read_progress(out)
+                .ok()
+                .flatten()
+                .is_some_and(|p| p.pairs_done == 0)
+        {
+            // Best effort: the error to report is the non-finite score, not a cleanup failure.
+            let _ = fs::remove_file(out);
+            let _ = fs::remove_file(progress);
+        }
+    }
+    result
+}
+
+fn run_scoring_into<S: PairScorer + ?Sized>(
     scorer: &mut S,
     pairs: &[SentencePair],
     fingerprint: RunFingerprint,
@@ -451,7 +521,12 @@ pub fn run_scoring<S: PairScorer + ?Sized>(
     while progress.pairs_done < total {
         let end = (progress.pairs_done + chunk).min(total);
         let batch = &pairs[progress.pairs_done..end];
-        let outcomes = score_batch(scorer, batch, &names)?;
+        let outcomes = score_batch(
+            scorer,
+            batch,
+            &names,
+            (&fingerprint.dataset, &fingerprint.model),
+        )?;
         for (pair, outcome) in batch.iter().zip(outcomes) {
             let rows =
                 progress
@@ -586,6 +661,8 @@ mod tests {
         calls: usize,
         fail_at_call: Option<usize>,
         drop_one: bool,
+        /// The pair whose `words` anti-stereotypical score is NaN.
+        nan_at: Option<&'static str>,
     }
 
     #[derive(Debug, thiserror::Error)]
@@ -616,11 +693,14 @@ mod tests {
                     if p.id == "3" {
                         return PairOutcome::Skipped(SkipReason::IdenticalTokens);
                     }
-                    let words = PairScore {
+                    let mut words = PairScore {
                         scorer: "words".into(),
                         stereo: s(&p.stereo),
                         anti: s(&p.anti),
                     };
+                    if self.nan_at == Some(p.id.as_str()) {
+                        words.anti.score = f64::NAN;
+                    }
                     let odd = p.id.parse::<usize>().unwrap() % 2 == 1;
                     PairOutcome::Scored {
                         scores: if odd {
@@ -667,6 +747,77 @@ mod tests {
         assert_eq!(tally.accuracy["words"].correct, 10);
         assert_eq!(table.rows()[0].score_stereo, -1.0);
         assert_eq!(table.rows()[0].score_anti, -2.0);
+    }
+
+    #[test]
+    fn a_non_finite_score_stops_a_fresh_run_and_leaves_no_score_file() {
+        let dir = std::env::temp_dir().join(format!("bias-core-nan1-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("s.csv");
+        let _ = fs::remove_file(&out);
+        let _ = fs::remove_file(progress_path(&out));
+        let ps = pairs(4);
+        let mut scorer = Words {
+            nan_at: Some("0"),
+            ..Words::default()
+        };
+        let err =
+            run_scoring(&mut scorer, &ps, fingerprint(&ps, 2), &out, &mut |_, _| {}).unwrap_err();
+        assert!(
+            matches!(&err, RunError::NonFinite { pair, scorer, sentence: "anti", model, dataset, .. }
+                if pair == "0" && scorer == "words" && model == "m" && dataset == "toy"),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("--dtype f32"), "{err}");
+        assert!(!out.exists() && !progress_path(&out).exists());
+        let err = score_to_table(&mut scorer, &ps, "toy", "m").unwrap_err();
+        assert!(matches!(err, RunError::NonFinite { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn a_non_finite_score_keeps_the_chunks_before_it_and_the_run_resumes() {
+        let dir = std::env::temp_dir().join(format!("bias-core-nan2-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let (out, clean) = (dir.join("s.csv"), dir.join("clean.csv"));
+        for f in [&out, &clean] {
+            let _ = fs::remove_file(f);
+            let _ = fs::remove_file(progress_path(f));
+        }
+        let ps = pairs(6);
+        let mut broken = Words {
+            nan_at: Some("4"),
+            ..Words::default()
+        };
+        let err =
+            run_scoring(&mut broken, &ps, fingerprint(&ps, 2), &out, &mut |_, _| {}).unwrap_err();
+        assert!(
+            matches!(&err, RunError::NonFinite { pair, .. } if pair == "4"),
+            "{err:?}"
+        );
+        let progress = read_progress(&out).unwrap().unwrap();
+        assert_eq!(
+            progress.pairs_done, 4,
+            "the chunk with pair 4 is not written"
+        );
+        assert!(!progress.complete);
+        let resumed = run_scoring(
+            &mut Words::default(),
+            &ps,
+            fingerprint(&ps, 2),
+            &out,
+            &mut |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(resumed.resumed_from, 4);
+        run_scoring(
+            &mut Words::default(),
+            &ps,
+            fingerprint(&ps, 2),
+            &clean,
+            &mut |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(fs::read(&out).unwrap(), fs::read(&clean).unwrap());
     }
 
     #[test]
