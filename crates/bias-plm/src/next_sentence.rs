@@ -20,7 +20,7 @@ use tch::{Device, Kind, Tensor};
 
 use crate::model::{bert_encoder, checkpoint_files, checkpoint_on, require_folder};
 use crate::model::{Dropout, Encoder, Linear, Weights};
-use crate::{BatchOptions, DeviceSpec, EncodeRequest, ModelConfig, ModelType, PlmError};
+use crate::{BatchOptions, DeviceSpec, EncodeRequest, ModelConfig, PlmError};
 use crate::{PlmTokenizer, ScoringOptions};
 
 /// The pooler's parameters in a `BertForPreTraining` / `BertForNextSentencePrediction`
@@ -50,12 +50,14 @@ pub struct NextSentenceModel {
 /// headers only.
 ///
 /// # Errors
-/// Those of [`ModelConfig::from_dir`]; [`PlmError::Io`] / [`PlmError::Checkpoint`] for a
-/// checkpoint file that cannot be read or whose header is not safetensors.
+/// [`PlmError::MissingFile`] for a folder that is not there; [`PlmError::Io`] /
+/// [`PlmError::ConfigJson`] for a `config.json` that cannot be read or parsed;
+/// [`PlmError::Io`] / [`PlmError::Checkpoint`] for a checkpoint file that cannot be read or
+/// whose header is not safetensors.
 pub fn has_next_sentence_head(dir: impl AsRef<Path>) -> Result<bool, PlmError> {
     let dir = dir.as_ref();
     require_folder(dir)?;
-    if ModelConfig::from_dir(dir)?.model_type != ModelType::Bert {
+    if model_type_of(dir)?.as_deref() != Some("bert") {
         return Ok(false);
     }
     let (files, _) = checkpoint_files(dir)?;
@@ -68,6 +70,22 @@ pub fn has_next_sentence_head(dir: impl AsRef<Path>) -> Result<bool, PlmError> {
         }
     }
     Ok(false)
+}
+
+/// The `model_type` of `dir/config.json`, read alone (a causal LM's configuration is not a
+/// masked LM's, so [`ModelConfig::from_dir`] would refuse it).
+fn model_type_of(dir: &Path) -> Result<Option<String>, PlmError> {
+    let path = dir.join("config.json");
+    let text = std::fs::read_to_string(&path).map_err(|source| PlmError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let config: serde_json::Value =
+        serde_json::from_str(&text).map_err(|source| PlmError::ConfigJson { path, source })?;
+    Ok(config
+        .get("model_type")
+        .and_then(|t| t.as_str())
+        .map(str::to_owned))
 }
 
 /// The tensor names in a safetensors file's header (an 8-byte little-endian length, then that
@@ -114,15 +132,19 @@ impl NextSentenceModel {
     pub fn open(dir: impl AsRef<Path>, device: DeviceSpec, kind: Kind) -> Result<Self, PlmError> {
         let dir = dir.as_ref();
         require_folder(dir)?;
-        let config = ModelConfig::from_dir(dir)?;
-        if config.model_type != ModelType::Bert {
+        let model_type = model_type_of(dir)?;
+        if model_type.as_deref() != Some("bert") {
             return Err(PlmError::UnsupportedConfig {
                 key: "model_type".into(),
-                value: config.model_type.name().into(),
-                reason: "only BERT checkpoints carry the next-sentence head StereoSet reads".into(),
+                value: model_type.unwrap_or_else(|| "(none)".into()),
+                reason: "only BERT checkpoints carry the next-sentence head StereoSet reads; \
+                         score intersentence by the conditional log-likelihood instead \
+                         (`--intersentence conditional`)"
+                    .into(),
                 path: dir.join("config.json"),
             });
         }
+        let config = ModelConfig::from_dir(dir)?;
         if !has_next_sentence_head(dir)? {
             return Err(PlmError::Checkpoint {
                 path: dir.to_path_buf(),

@@ -221,9 +221,16 @@ fn a_masked_lm_without_the_head_is_refused_by_name() {
     assert!(!bias_plm::has_next_sentence_head(&dir).unwrap());
     assert!(bias_plm::has_next_sentence_head(root().join("fixtures/models/bert-nsp")).unwrap());
     assert!(!bias_plm::has_next_sentence_head(root().join("fixtures/models/roberta")).unwrap());
+    assert!(!bias_plm::has_next_sentence_head(root().join("fixtures/models/gpt2")).unwrap());
     let err = NextSentenceModel::open(&dir, DeviceSpec::Cpu, Kind::Float).unwrap_err();
     assert!(
         err.to_string().contains("cls.seq_relationship.weight"),
+        "{err}"
+    );
+    let gpt2 = root().join("fixtures/models/gpt2");
+    let err = NextSentenceModel::open(&gpt2, DeviceSpec::Cpu, Kind::Float).unwrap_err();
+    assert!(
+        err.to_string().contains("model_type = gpt2") && err.to_string().contains("only BERT"),
         "{err}"
     );
 }
