@@ -155,16 +155,32 @@ pub struct DeviceArgs {
     pub dtype: DtypeArg,
 }
 
+/// The folder a `--model` argument names — itself, or a Hugging Face id
+/// (`[org/]name[@revision]`) found in the Hugging Face cache (`bias_plm::resolve_model`) — and
+/// the id, the default name of a hub model.
+pub fn resolve_model(model: &std::path::Path) -> Result<(PathBuf, Option<String>), CliError> {
+    match model.to_str() {
+        Some(spec) => {
+            let resolved = bias_plm::resolve_model(spec)?;
+            let name = resolved.name().map(str::to_owned);
+            Ok((resolved.dir, name))
+        }
+        None => Ok((model.to_path_buf(), None)),
+    }
+}
+
 impl DeviceArgs {
-    /// Opens the masked LM in `dir` on this device (setting the thread count first); `name`
-    /// (default: the folder's name) goes to the score table's `model` column.
-    pub fn open(&self, dir: &std::path::Path, name: Option<&str>) -> Result<MaskedLm, CliError> {
+    /// Opens the masked LM of `model` (a folder or a Hugging Face id in the cache) on this device
+    /// (setting the thread count first); `name` (default: the id, or the folder's name) goes to
+    /// the score table's `model` column.
+    pub fn open(&self, model: &std::path::Path, name: Option<&str>) -> Result<MaskedLm, CliError> {
         if let Some(t) = self.threads {
             tch::set_num_threads(t.max(1));
         }
         let spec: DeviceSpec = self.device.parse()?;
+        let (dir, id) = resolve_model(model)?;
         let lm = MaskedLm::open(dir, spec, self.dtype.kind())?;
-        Ok(match name {
+        Ok(match name.or(id.as_deref()) {
             Some(n) => lm.with_name(n),
             None => lm,
         })
@@ -174,26 +190,29 @@ impl DeviceArgs {
     /// [`DeviceArgs::open`] does.
     pub fn open_any(
         &self,
-        dir: &std::path::Path,
+        model: &std::path::Path,
         name: Option<&str>,
     ) -> Result<LanguageModel, CliError> {
         if let Some(t) = self.threads {
             tch::set_num_threads(t.max(1));
         }
         let spec: DeviceSpec = self.device.parse()?;
+        let (dir, id) = resolve_model(model)?;
         let lm = LanguageModel::open(dir, spec, self.dtype.kind())?;
-        Ok(match name {
+        Ok(match name.or(id.as_deref()) {
             Some(n) => lm.with_name(n),
             None => lm,
         })
     }
 
-    /// Opens the BERT next-sentence head in `dir` on this device.
+    /// Opens the BERT next-sentence head of `model` (a folder or a Hugging Face id in the cache)
+    /// on this device.
     pub fn open_next_sentence(
         &self,
-        dir: &std::path::Path,
+        model: &std::path::Path,
     ) -> Result<bias_plm::NextSentenceModel, CliError> {
         let spec: DeviceSpec = self.device.parse()?;
+        let (dir, _) = resolve_model(model)?;
         Ok(bias_plm::NextSentenceModel::open(
             dir,
             spec,
@@ -205,8 +224,10 @@ impl DeviceArgs {
 /// Model, data and engine settings shared by `score`, `evaluate` and `bench`.
 #[derive(Debug, Args)]
 pub struct ModelArgs {
-    /// A Hugging Face model folder: config.json, model.safetensors, tokenizer.json. A masked LM
-    /// (bert, roberta, ...) or a causal LM (gpt2, llama, mistral, qwen2), by its model_type.
+    /// A Hugging Face model folder (config.json, model.safetensors, tokenizer.json), or a Hugging
+    /// Face id `org/name[@revision]` found in the local Hugging Face cache (HF_HUB_CACHE,
+    /// HF_HOME/hub, ~/.cache/huggingface/hub; nothing is downloaded). A masked LM (bert,
+    /// roberta, ...) or a causal LM (gpt2, llama, mistral, qwen2), by its model_type.
     #[arg(long)]
     pub model: PathBuf,
     /// `crows-pairs`, `stereoset` (intrasentence dev), `stereoset-test`,

@@ -75,8 +75,9 @@ pub enum IntersentenceArg {
 /// What every task takes: a causal LM, the data and the engine settings.
 #[derive(Debug, Args)]
 pub struct TaskArgs {
-    /// A model folder: config.json, model.safetensors, tokenizer.json. A causal LM (gpt2, llama,
-    /// mistral, qwen2); `stereoset` also takes a masked LM.
+    /// A model folder (config.json, model.safetensors, tokenizer.json), or a Hugging Face id
+    /// `org/name[@revision]` in the local Hugging Face cache. A causal LM (gpt2, llama, mistral,
+    /// qwen2); `stereoset` also takes a masked LM.
     #[arg(long)]
     pub model: PathBuf,
     /// Where the benchmark's files are (as scripts/setup.sh lays them out).
@@ -396,7 +397,9 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     let intersentence = match args.intersentence {
         IntersentenceArg::Conditional => Intersentence::Conditional,
         IntersentenceArg::NextSentenceHead => Intersentence::NextSentenceHead,
-        IntersentenceArg::Auto if bias_plm::has_next_sentence_head(&t.model)? => {
+        IntersentenceArg::Auto
+            if bias_plm::has_next_sentence_head(crate::model_args::resolve_model(&t.model)?.0)? =>
+        {
             Intersentence::NextSentenceHead
         }
         IntersentenceArg::Auto => Intersentence::Conditional,
