@@ -182,28 +182,16 @@ impl TaskArgs {
             return Ok(false);
         };
         let dir = path.parent().unwrap_or(Path::new("."));
-        let options = ChoiceRunOptions {
-            chunk_docs: self.chunk.max(1),
-        };
+        let options = self.run_options();
         if let Some(shard) = self.shard {
             let shard_path = dir.join(format!(
                 "{task}.shard-{}-of-{}.jsonl",
                 shard.index(),
                 shard.count()
             ));
-            let bar = progress_bar("documents");
-            let range = score_shard(
-                scorer,
-                docs,
-                shard,
-                (&shard_path, run),
-                options,
-                &mut |d, n| {
-                    bar.set_length(n as u64);
-                    bar.set_position(d as u64);
-                },
-            )?;
-            bar.finish_and_clear();
+            let range = with_progress("documents", |progress| {
+                score_shard(scorer, docs, shard, (&shard_path, run), options, progress)
+            })?;
             eprintln!(
                 "shard {shard}: documents {}..{} of {} scored into {}; run again without --shard \
                  and the same --out once every shard is done",
@@ -236,6 +224,25 @@ impl TaskArgs {
         Ok(false)
     }
 
+    /// Documents per chunk of the runners and their logs.
+    fn run_options(&self) -> ChoiceRunOptions {
+        ChoiceRunOptions {
+            chunk_docs: self.chunk.max(1),
+        }
+    }
+
+    /// Prints the results: `value` as JSON with `--json`, else the tables `tables` gives.
+    fn print(&self, value: &serde_json::Value, tables: impl FnOnce() -> Vec<tables::TaskTable>) {
+        if self.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(value).expect("results serialise")
+            );
+        } else {
+            print!("{}", tables::text(&tables()));
+        }
+    }
+
     fn write_json(&self, task: &str, value: &serde_json::Value) -> Result<(), CliError> {
         if let Some(dir) = &self.out {
             let path = dir.join(format!("{task}.json"));
@@ -245,6 +252,23 @@ impl TaskArgs {
         }
         Ok(())
     }
+}
+
+/// Runs `f` with a progress bar counting `what` (the callback `f` passes on), cleared when it
+/// returns.
+fn with_progress<T>(what: &str, f: impl FnOnce(&mut dyn FnMut(usize, usize)) -> T) -> T {
+    let bar = progress_bar(what);
+    let out = f(&mut |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    out
+}
+
+/// The log file and run of [`TaskArgs::log`] as the runners take them.
+fn log_path(log: &Option<(PathBuf, String)>) -> Option<(&Path, &str)> {
+    log.as_ref().map(|(p, r)| (p.as_path(), r.as_str()))
 }
 
 fn progress_bar(what: &str) -> ProgressBar {
@@ -305,20 +329,15 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
     if t.shard_or_gather("bbq", log.as_ref(), &docs, &mut scorer)? {
         return Ok(());
     }
-    let bar = progress_bar("examples");
-    let result = run_bbq(
-        &mut scorer,
-        &examples,
-        log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
-        ChoiceRunOptions {
-            chunk_docs: t.chunk.max(1),
-        },
-        &mut |done, total| {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-        },
-    )?;
-    bar.finish_and_clear();
+    let result = with_progress("examples", |progress| {
+        run_bbq(
+            &mut scorer,
+            &examples,
+            log_path(&log),
+            t.run_options(),
+            progress,
+        )
+    })?;
     let mut value = serde_json::json!({
         "task": "bbq",
         "model": lm.name(),
@@ -327,17 +346,7 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
     });
     merge_json(&mut value, &result.summary());
     t.write_json("bbq", &value)?;
-    if t.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).expect("serialises")
-        );
-    } else {
-        print!(
-            "{}",
-            tables::text(&tables::bbq(lm.name(), &result.summary()))
-        );
-    }
+    t.print(&value, || tables::bbq(lm.name(), &result.summary()));
     Ok(())
 }
 
@@ -353,20 +362,15 @@ fn winogender(t: &TaskArgs) -> Result<(), CliError> {
     if t.shard_or_gather("winogender", log.as_ref(), &requests, &mut scorer)? {
         return Ok(());
     }
-    let bar = progress_bar("sentences");
-    let scores = score_choices(
-        &mut scorer,
-        &docs,
-        log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
-        ChoiceRunOptions {
-            chunk_docs: t.chunk.max(1),
-        },
-        &mut |done, total| {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-        },
-    )?;
-    bar.finish_and_clear();
+    let scores = with_progress("sentences", |progress| {
+        score_choices(
+            &mut scorer,
+            &docs,
+            log_path(&log),
+            t.run_options(),
+            progress,
+        )
+    })?;
     let acc = accuracies(&set.sentences, &gotcha, &scores);
     let value = serde_json::json!({
         "task": "winogender",
@@ -374,14 +378,7 @@ fn winogender(t: &TaskArgs) -> Result<(), CliError> {
         "accuracies": acc,
     });
     t.write_json("winogender", &value)?;
-    if t.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).expect("serialises")
-        );
-    } else {
-        print!("{}", tables::text(&tables::winogender(lm.name(), &acc)));
-    }
+    t.print(&value, || tables::winogender(lm.name(), &acc));
     Ok(())
 }
 
@@ -431,22 +428,17 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     if t.shard_or_gather(&task, log.as_ref(), &docs, scorer)? {
         return Ok(());
     }
-    let bar = progress_bar("items");
-    let run = bias_tasks::stereoset::run_stereoset(
-        scorer,
-        &set,
-        args.limit,
-        intersentence,
-        log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
-        ChoiceRunOptions {
-            chunk_docs: t.chunk.max(1),
-        },
-        &mut |done, total| {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-        },
-    )?;
-    bar.finish_and_clear();
+    let run = with_progress("items", |progress| {
+        bias_tasks::stereoset::run_stereoset(
+            scorer,
+            &set,
+            args.limit,
+            intersentence,
+            log_path(&log),
+            t.run_options(),
+            progress,
+        )
+    })?;
     let value = serde_json::json!({
         "task": "stereoset",
         "split": split,
@@ -457,22 +449,14 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
         "intervals": run.intervals,
     });
     t.write_json(&task, &value)?;
-    if t.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).expect("serialises")
-        );
-    } else {
-        print!(
-            "{}",
-            tables::text(&tables::stereoset(
-                lm.name(),
-                &split,
-                intersentence,
-                &run.scores,
-                &run.intervals
-            ))
-        );
-    }
+    t.print(&value, || {
+        tables::stereoset(
+            lm.name(),
+            &split,
+            intersentence,
+            &run.scores,
+            &run.intervals,
+        )
+    });
     Ok(())
 }
