@@ -61,8 +61,13 @@ pub fn has_next_sentence_head(dir: impl AsRef<Path>) -> Result<bool, PlmError> {
         return Ok(false);
     }
     let (files, _) = checkpoint_files(dir)?;
+    head_in_checkpoint(&files)
+}
+
+/// Whether a safetensors header of `files` names the head's weight.
+fn head_in_checkpoint(files: &[PathBuf]) -> Result<bool, PlmError> {
     for file in files {
-        if header_names(&file)?
+        if header_names(file)?
             .iter()
             .any(|n| n == &format!("{HEAD}.weight"))
         {
@@ -145,7 +150,8 @@ impl NextSentenceModel {
             });
         }
         let config = ModelConfig::from_dir(dir)?;
-        if !has_next_sentence_head(dir)? {
+        let (files, path, device) = checkpoint_on(dir, device, kind)?;
+        if !head_in_checkpoint(&files)? {
             return Err(PlmError::Checkpoint {
                 path: dir.to_path_buf(),
                 reason: format!(
@@ -168,7 +174,6 @@ impl NextSentenceModel {
         };
         let (cls, sep) = (special("cls", "[CLS]")?, special("sep", "[SEP]")?);
         let pad = tokenizer.pad_id()?;
-        let (files, path, device) = checkpoint_on(dir, device, kind)?;
         let _guard = tch::no_grad_guard();
         let w = Weights::read(&files, path, device, kind)?;
         let hidden = config.hidden_size;

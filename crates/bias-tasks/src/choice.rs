@@ -218,6 +218,45 @@ pub fn score_shard<S: ContinuationScorer + ?Sized>(
     Ok(range)
 }
 
+/// The log of shard `shard` beside the run log `log` (`<task>.jsonl`):
+/// `<task>.shard-I-of-N.jsonl`.
+pub fn shard_log_path(log: &Path, shard: bias_core::run::Shard) -> std::path::PathBuf {
+    let stem = log.file_stem().and_then(|s| s.to_str()).unwrap_or("run");
+    log.with_file_name(format!(
+        "{stem}.shard-{}-of-{}.jsonl",
+        shard.index(),
+        shard.count()
+    ))
+}
+
+/// Every shard log beside the run log `log` ([`shard_log_path`]'s names, any `I` and `N`),
+/// sorted by name.
+///
+/// # Errors
+/// [`TaskError::Io`] when the folder cannot be listed.
+pub fn shard_logs_beside(log: &Path) -> Result<Vec<std::path::PathBuf>, TaskError> {
+    let dir = match log.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let stem = log.file_stem().and_then(|s| s.to_str()).unwrap_or("run");
+    let prefix = format!("{stem}.shard-");
+    let mut shards: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map_err(|source| TaskError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".jsonl"))
+        })
+        .collect();
+    shards.sort();
+    Ok(shards)
+}
+
 /// Copies into the run log `log` (created if absent) every document that a shard's log of the
 /// same run holds and `log` lacks; returns how many were copied.
 ///
@@ -556,6 +595,28 @@ mod tests {
         // A shard of another run is refused.
         let err = import_shard_logs((&merged, "other"), &docs, &shard_logs).unwrap_err();
         assert!(err.to_string().contains("not resuming"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn shard_logs_are_named_beside_the_run_log_and_found_in_order() {
+        let dir =
+            std::env::temp_dir().join(format!("bias-tasks-shardnames-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("bbq.jsonl");
+        let second = shard_log_path(&log, "2/3".parse().unwrap());
+        assert_eq!(second, dir.join("bbq.shard-2-of-3.jsonl"));
+        let first = shard_log_path(&log, "1/3".parse().unwrap());
+        for f in [
+            &second,
+            &first,
+            &dir.join("winogender.shard-1-of-2.jsonl"),
+            &log,
+        ] {
+            std::fs::write(f, "").unwrap();
+        }
+        assert_eq!(shard_logs_beside(&log).unwrap(), vec![first, second]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -51,7 +51,7 @@ pub mod winogender;
 
 pub use bbq::{run_bbq, BbqDoc, BbqRun, BbqSummary};
 pub use choice::{
-    import_shard_logs, score_choices, score_documents, score_shard, ChoiceRunOptions, ChoiceScores,
-    MultipleChoice,
+    import_shard_logs, score_choices, score_documents, score_shard, shard_log_path,
+    shard_logs_beside, ChoiceRunOptions, ChoiceScores, MultipleChoice,
 };
 pub use error::TaskError;

@@ -12,7 +12,10 @@ use bias_plm::{CausalLm, CausalScorerKind, ScoringOptions};
 use bias_tasks::bbq::run_bbq;
 use bias_tasks::stereoset::{Intersentence, SplitByContext};
 use bias_tasks::winogender::{accuracies, multiple_choice};
-use bias_tasks::{import_shard_logs, score_choices, score_shard, ChoiceRunOptions, MultipleChoice};
+use bias_tasks::{
+    import_shard_logs, score_choices, score_shard, shard_log_path, shard_logs_beside,
+    ChoiceRunOptions, MultipleChoice,
+};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -173,7 +176,6 @@ impl TaskArgs {
     /// (nothing when there is none) and returns `false`.
     fn shard_or_gather(
         &self,
-        task: &str,
         log: Option<&(PathBuf, String)>,
         docs: &[Vec<Continuation>],
         scorer: &mut dyn ContinuationScorer,
@@ -181,16 +183,17 @@ impl TaskArgs {
         let Some((path, run)) = log else {
             return Ok(false);
         };
-        let dir = path.parent().unwrap_or(Path::new("."));
-        let options = self.run_options();
         if let Some(shard) = self.shard {
-            let shard_path = dir.join(format!(
-                "{task}.shard-{}-of-{}.jsonl",
-                shard.index(),
-                shard.count()
-            ));
+            let shard_path = shard_log_path(path, shard);
             let range = with_progress("documents", |progress| {
-                score_shard(scorer, docs, shard, (&shard_path, run), options, progress)
+                score_shard(
+                    scorer,
+                    docs,
+                    shard,
+                    (&shard_path, run),
+                    self.run_options(),
+                    progress,
+                )
             })?;
             eprintln!(
                 "shard {shard}: documents {}..{} of {} scored into {}; run again without --shard \
@@ -202,17 +205,7 @@ impl TaskArgs {
             );
             return Ok(true);
         }
-        let prefix = format!("{task}.shard-");
-        let mut shards: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| CoreError::io(dir, e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".jsonl"))
-            })
-            .collect();
-        shards.sort();
+        let shards = shard_logs_beside(path)?;
         if !shards.is_empty() {
             let copied = import_shard_logs((path, run), docs, &shards)?;
             eprintln!(
@@ -326,7 +319,7 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
         .iter()
         .map(|e| Ok(bias_tasks::BbqDoc::new(e)?.multiple_choice().requests()))
         .collect::<Result<Vec<_>, bias_tasks::TaskError>>()?;
-    if t.shard_or_gather("bbq", log.as_ref(), &docs, &mut scorer)? {
+    if t.shard_or_gather(log.as_ref(), &docs, &mut scorer)? {
         return Ok(());
     }
     let result = with_progress("examples", |progress| {
@@ -359,7 +352,7 @@ fn winogender(t: &TaskArgs) -> Result<(), CliError> {
     let mut scorer = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
     let log = t.log("winogender", lm.name(), lm.digest()?)?;
     let requests: Vec<Vec<Continuation>> = docs.iter().map(MultipleChoice::requests).collect();
-    if t.shard_or_gather("winogender", log.as_ref(), &requests, &mut scorer)? {
+    if t.shard_or_gather(log.as_ref(), &requests, &mut scorer)? {
         return Ok(());
     }
     let scores = with_progress("sentences", |progress| {
@@ -425,7 +418,7 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
         lm.digest()?,
     )?;
     let docs = bias_tasks::stereoset::stereoset_documents(&set, args.limit, intersentence)?;
-    if t.shard_or_gather(&task, log.as_ref(), &docs, scorer)? {
+    if t.shard_or_gather(log.as_ref(), &docs, scorer)? {
         return Ok(());
     }
     let run = with_progress("items", |progress| {
