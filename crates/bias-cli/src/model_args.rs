@@ -227,7 +227,8 @@ pub struct ModelArgs {
     /// A Hugging Face model folder (config.json, model.safetensors, tokenizer.json), or a Hugging
     /// Face id `org/name[@revision]` found in the local Hugging Face cache (HF_HUB_CACHE,
     /// HF_HOME/hub, ~/.cache/huggingface/hub; nothing is downloaded). A masked LM (bert,
-    /// roberta, ...) or a causal LM (gpt2, llama, mistral, qwen2), by its model_type.
+    /// roberta, ...) or a causal LM (gpt2, llama, mistral, qwen2,
+    /// gpt_neox, opt, gemma2, phi3, olmo2), by its model_type.
     #[arg(long)]
     pub model: PathBuf,
     /// `crows-pairs`, `stereoset` (intrasentence dev), `stereoset-test`,

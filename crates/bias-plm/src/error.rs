@@ -76,6 +76,14 @@ pub enum PlmError {
         /// The configuration file.
         path: PathBuf,
     },
+    /// A LoRA adapter that cannot be merged onto its base model ([`crate::LoraAdapter`]).
+    #[error("LoRA adapter {}: {reason}", path.display())]
+    Adapter {
+        /// `adapter_config.json` or `adapter_model.safetensors`.
+        path: PathBuf,
+        /// What is wrong, and what to do.
+        reason: String,
+    },
     /// A parameter the architecture needs is absent from the checkpoint.
     #[error("weight {name} not found in {}", path.display())]
     MissingWeight {

@@ -11,6 +11,7 @@ use bias_core::{PairOutcome, PairScorer, SentencePair};
 use serde_json::Value;
 use tch::Kind;
 
+use crate::adapter::ModelFolder;
 use crate::masked_lm::fingerprint_of;
 use crate::{
     multiply_adds, CausalLm, CausalScorer, CausalScorerKind, CausalType, DeviceSpec, EngineStats,
@@ -82,7 +83,7 @@ pub enum LanguageModel {
     /// BERT, RoBERTa, ALBERT, DistilBERT and the other masked LMs of [`crate::ModelType`],
     /// scored by the pseudo-log-likelihood scorers of [`ScorerKind`].
     Masked(MaskedLm),
-    /// GPT-2, Llama, Mistral and Qwen2 ([`CausalType`]), scored by [`CausalScorerKind`].
+    /// GPT-2, Llama, Mistral, Qwen2, GPT-NeoX, OPT, Gemma 2, Phi-3 and OLMo 2 ([`CausalType`]), scored by [`CausalScorerKind`].
     Causal(CausalLm),
 }
 
@@ -96,7 +97,7 @@ impl LanguageModel {
     /// both); those of [`MaskedLm::open`] and [`CausalLm::open`].
     pub fn open(dir: impl AsRef<Path>, device: DeviceSpec, kind: Kind) -> Result<Self, PlmError> {
         let dir = dir.as_ref();
-        let path = dir.join("config.json");
+        let path = ModelFolder::of(dir)?.model.join("config.json");
         if !path.is_file() {
             // MaskedLm::open names what is missing (the folder or its config.json).
             return MaskedLm::open(dir, device, kind).map(LanguageModel::Masked);

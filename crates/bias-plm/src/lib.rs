@@ -70,6 +70,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod adapter;
 mod causal;
 mod config;
 mod continuation;
@@ -92,9 +93,10 @@ pub mod template;
 mod tokenizer;
 mod train;
 
+pub use adapter::{LoraAdapter, LoraConfig};
 pub use causal::{
     CausalConfig, CausalLm, CausalModel, CausalScorer, CausalScorerKind, CausalType,
-    EncodedContinuation, RopeScaling, TokenLogProbs,
+    EncodedContinuation, FamilySettings, RopeScaling, TokenLogProbs,
 };
 pub use config::{Activation, ModelConfig, ModelType};
 pub use continuation::MaskedContinuationScorer;

@@ -8,6 +8,7 @@ use bias_core::run::{sha256_file, RunFingerprint};
 use bias_core::{PairScorer, SentencePair};
 use tch::Kind;
 
+use crate::adapter::ModelFolder;
 use crate::model::checkpoint_files;
 use crate::{
     DeviceSpec, MlmScorer, PlmError, PlmModel, PlmTokenizer, ScorerKind, ScoringOptions, SpecialIds,
@@ -222,17 +223,23 @@ pub fn folder_name(dir: &Path) -> String {
 }
 
 /// SHA-256 of the files that define the model in `dir`: `config.json`, `tokenizer.json` and the
-/// weights (hashes joined by `:`; absent files are left out).
+/// weights (hashes joined by `:`; absent files are left out); for a LoRA adapter folder, its
+/// base model's, then the adapter's configuration, weights and tokenizer.
 ///
 /// # Errors
-/// [`PlmError::Core`] if a file cannot be read.
+/// [`PlmError::Core`] if a file cannot be read; those of [`LoraAdapter::find`].
 pub fn model_digest(dir: &Path) -> Result<String, PlmError> {
+    let folder = ModelFolder::of(dir)?;
+    let dir = folder.model.as_path();
     let mut files: Vec<PathBuf> = ["config.json", "tokenizer.json"]
         .iter()
         .map(|f| dir.join(f))
         .collect();
     if let Ok((weights, _)) = checkpoint_files(dir) {
         files.extend(weights);
+    }
+    if let Some(adapter) = &folder.adapter {
+        files.extend(adapter.files());
     }
     let mut parts = Vec::new();
     for p in files.iter().filter(|p| p.is_file()) {

@@ -40,7 +40,8 @@ impl PlmTokenizer {
     /// # Errors
     /// Those of [`PlmTokenizer::from_file`].
     pub fn from_dir(dir: impl AsRef<Path>) -> Result<Self, PlmError> {
-        Self::from_file(dir.as_ref().join("tokenizer.json"))
+        let folder = crate::adapter::ModelFolder::of(dir.as_ref())?;
+        Self::from_file(folder.tokenizer.join("tokenizer.json"))
     }
 
     /// Reads a `tokenizer.json`.

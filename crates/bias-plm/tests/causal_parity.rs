@@ -18,7 +18,20 @@ use serde_json::Value;
 use tch::Kind;
 
 const TOL: f64 = 1e-4;
-const ARCHS: [&str; 4] = ["gpt2", "llama", "mistral", "qwen2"];
+const ARCHS: [&str; 10] = [
+    "gpt2",
+    "llama",
+    "mistral",
+    "qwen2",
+    "gpt_neox",
+    "opt",
+    "gemma2",
+    "phi3",
+    "olmo2",
+    // A peft LoRA adapter on gpt2 (Conv1D: fan_in_fan_out; rsLoRA), merged at load, against
+    // peft's merged model (scripts/fixtures/lora_adapters.py).
+    "gpt2-lora",
+];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -232,7 +245,23 @@ fn configurations_are_read_as_transformers_reads_them() {
             fx["num_key_value_heads"].as_i64().unwrap()
         );
         let window = fx["sliding_window"].as_i64();
-        assert!(c.sliding_window.iter().all(|w| *w == window), "{arch}");
+        // Gemma 2 slides on the layers `layer_types` marks; the others on all or none.
+        // (An adapter folder has no config.json; its base's has no layer types.)
+        let config: Value = std::fs::read_to_string(
+            root()
+                .join("fixtures/models")
+                .join(arch)
+                .join("config.json"),
+        )
+        .map_or(Value::Null, |t| serde_json::from_str(&t).unwrap());
+        let windows: Vec<Option<i64>> = match config["layer_types"].as_array() {
+            Some(types) => types
+                .iter()
+                .map(|t| (t == "sliding_attention").then_some(window).flatten())
+                .collect(),
+            None => vec![window; c.num_hidden_layers as usize],
+        };
+        assert_eq!(c.sliding_window, windows, "{arch}");
     }
     let c = open("mistral");
     assert_eq!(c.model().config().head_dim, 16);

@@ -1,6 +1,6 @@
-//! Our `ll-sum` score table of the tiny GPT-2 (fixtures/models/gpt2) on all of CrowS-Pairs
-//! against lm-evaluation-harness's `crows_pairs_english` on the same model and rows
-//! (fixtures/plm/lm_eval_crows_gpt2.json, written by scripts/fixtures/lm_eval_crows.py with
+//! Our `ll-sum` score tables of the tiny GPT-2 and GPT-NeoX (fixtures/models/{gpt2,gpt_neox})
+//! on all of CrowS-Pairs against lm-evaluation-harness's `crows_pairs_english` on the same model
+//! and rows (fixtures/plm/lm_eval_crows_{gpt2,gpt_neox}.json, written by scripts/fixtures/lm_eval_crows.py with
 //! lm-eval's own task, `HFLM` and `simple_evaluate`): every document's two log-likelihoods to
 //! 1e-4 (or 1e-6 relative, lm-eval's float32 sums being as coarse at these magnitudes), and `pct_stereotype` and `likelihood_diff` from `bias_metrics::lm_eval_crows` equal to
 //! the harness's (the count exactly, the mean difference to 1e-6 relative).
@@ -21,8 +21,19 @@ fn root() -> PathBuf {
 
 #[test]
 fn ll_sum_reproduces_lm_eval_crows_pairs_english() {
+    reproduce("gpt2");
+}
+
+/// GPT-NeoX (Pythia's architecture: partial rotary embeddings, parallel residuals).
+#[test]
+fn ll_sum_reproduces_lm_eval_crows_pairs_english_on_gpt_neox() {
+    reproduce("gpt_neox");
+}
+
+fn reproduce(arch: &str) {
     let fixture: Value = serde_json::from_str(
-        &std::fs::read_to_string(root().join("fixtures/plm/lm_eval_crows_gpt2.json")).unwrap(),
+        &std::fs::read_to_string(root().join(format!("fixtures/plm/lm_eval_crows_{arch}.json")))
+            .unwrap(),
     )
     .unwrap();
     let csv = root().join("data/crows-pairs/crows_pairs_anonymized.csv");
@@ -53,7 +64,7 @@ fn ll_sum_reproduces_lm_eval_crows_pairs_english() {
     assert_eq!(pairs.len(), docs.len());
 
     let lm = CausalLm::open(
-        root().join("fixtures/models/gpt2"),
+        root().join("fixtures/models").join(arch),
         DeviceSpec::Cpu,
         Kind::Float,
     )
@@ -102,7 +113,7 @@ fn ll_sum_reproduces_lm_eval_crows_pairs_english() {
     let pct = fixture["pct_stereotype"].as_f64().unwrap();
     let diff = fixture["likelihood_diff"].as_f64().unwrap();
     eprintln!(
-        "lm-eval: pct_stereotype {pct}, likelihood_diff {diff}; ours: {}, {}; \
+        "{arch}: lm-eval: pct_stereotype {pct}, likelihood_diff {diff}; ours: {}, {}; \
          max per-document |Δ| {worst:.2e}",
         ours.pct_stereotype, ours.likelihood_diff
     );

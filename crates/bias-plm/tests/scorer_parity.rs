@@ -266,6 +266,15 @@ fn bert_scorers_match_transformers() {
     parity("bert");
 }
 
+/// A LoRA adapter folder (fixtures/models/bert-lora, made with peft by
+/// scripts/fixtures/lora_adapters.py: query and value projections with a rank and an alpha
+/// pattern, and the tied word embeddings) merged onto fixtures/models/bert at load scores as
+/// peft's `merge_and_unload` model does in transformers.
+#[test]
+fn bert_lora_adapter_scores_match_peft_merged_model() {
+    parity("bert-lora");
+}
+
 #[test]
 fn roberta_scorers_match_transformers() {
     parity("roberta");

@@ -138,10 +138,10 @@ impl TaskArgs {
         match lm {
             bias_plm::LanguageModel::Causal(lm) => Ok(lm),
             _ => Err(CliError::Usage(format!(
-                "{}: a masked LM ({}); BBQ and Winogender score answers with a causal LM (gpt2, \
-                 llama, mistral, qwen2)",
+                "{}: a masked LM ({}); BBQ and Winogender score answers with a causal LM ({})",
                 self.model.display(),
-                model_type
+                model_type,
+                bias_plm::CausalType::supported_list()
             ))),
         }
     }

@@ -2,7 +2,8 @@
 //!
 //! `transformers` may leave out values equal to its configuration class's defaults, so every
 //! field absent from the file takes the default of the matching class (`GPT2Config`,
-//! `LlamaConfig`, `MistralConfig`, `Qwen2Config`). Both spellings of the rotary settings are
+//! `LlamaConfig`, `MistralConfig`, `Qwen2Config`, `GPTNeoXConfig`, `OPTConfig`, `Gemma2Config`,
+//! `Phi3Config`, `Olmo2Config`). Both spellings of the rotary settings are
 //! read: `rope_theta` and `rope_scaling` (transformers 4) and `rope_parameters` (transformers 5).
 
 use std::path::{Path, PathBuf};
@@ -34,6 +35,22 @@ impl CausalType {
     /// `qwen2` (`Qwen2ForCausalLM`; Yang et al. 2024, "Qwen2 Technical Report"): Llama's blocks
     /// with biases on the query, key and value projections.
     pub const Qwen2: CausalType = CausalType(&super::qwen2::ARCHITECTURE);
+    /// `gpt_neox` (`GPTNeoXForCausalLM`; Black et al. 2022; Pythia, Biderman et al. 2023):
+    /// fused per-head q/k/v, partial rotary embeddings, parallel attention and MLP residuals.
+    pub const GptNeox: CausalType = CausalType(&super::gpt_neox::ARCHITECTURE);
+    /// `opt` (`OPTForCausalLM`; Zhang et al. 2022): learned positions offset by 2, optional
+    /// embedding projections, pre- or post-layer-norm blocks.
+    pub const Opt: CausalType = CausalType(&super::opt::ARCHITECTURE);
+    /// `gemma2` (`Gemma2ForCausalLM`; Gemma Team 2024): scaled embeddings, `1 + w` RMSNorms
+    /// around each sublayer, soft-capped attention scores and logits, alternating sliding
+    /// windows.
+    pub const Gemma2: CausalType = CausalType(&super::gemma2::ARCHITECTURE);
+    /// `phi3` (`Phi3ForCausalLM`; Abdin et al. 2024): fused q/k/v and gate/up projections,
+    /// partial rotary embeddings, LongRoPE.
+    pub const Phi3: CausalType = CausalType(&super::phi3::ARCHITECTURE);
+    /// `olmo2` (`Olmo2ForCausalLM`; OLMo et al. 2024): post-sublayer RMSNorms and query/key
+    /// norms.
+    pub const Olmo2: CausalType = CausalType(&super::olmo2::ARCHITECTURE);
 
     /// Every registered causal family, in the order messages list them.
     pub fn all() -> Vec<CausalType> {
@@ -51,7 +68,7 @@ impl CausalType {
         self.0.model_type
     }
 
-    /// `gpt2, llama, mistral and qwen2`, for messages.
+    /// `gpt2, llama, mistral, ..., phi3 and olmo2`, for messages.
     pub fn supported_list() -> String {
         let names: Vec<&str> = super::ARCHITECTURES.iter().map(|a| a.model_type).collect();
         match names.split_last() {
@@ -87,7 +104,7 @@ impl std::fmt::Debug for CausalType {
 
 /// How the rotary frequencies are scaled (`rope_parameters.rope_type`; `transformers`'
 /// `ROPE_INIT_FUNCTIONS`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum RopeScaling {
     /// `default`: `inv_freq_k = θ^(−2k/d)` (Su et al. 2021).
@@ -108,6 +125,57 @@ pub enum RopeScaling {
         high_freq_factor: f64,
         /// `original_max_position_embeddings`.
         original_max_position_embeddings: f64,
+    },
+    /// `longrope` (Ding et al. 2024, "LongRoPE"; Phi-3): `inv_freq_k = 1 / (f_k · θ^(2k/d))`
+    /// with the `short_factor`s for sequences of at most `original_max_position_embeddings`
+    /// tokens and the `long_factor`s beyond, and `cos`, `sin` multiplied by `attention_factor`
+    /// (`_compute_longrope_parameters`, `longrope_frequency_update`). The choice is made per
+    /// sequence on its own length, as `transformers` makes it for one unpadded sequence.
+    LongRope {
+        /// `short_factor`, one per rotated frequency.
+        short_factor: Vec<f64>,
+        /// `long_factor`, one per rotated frequency.
+        long_factor: Vec<f64>,
+        /// `original_max_position_embeddings`: the longest sequence scored with `short_factor`.
+        original_max_position_embeddings: i64,
+        /// `attention_factor` (default `√(1 + ln s / ln L)` with `s = max_position_embeddings /
+        /// L`, `L = original_max_position_embeddings`; 1 when `s ≤ 1`).
+        attention_factor: f64,
+    },
+}
+
+/// What only some families have, read from their `config.json` by their own file of `causal/`.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum FamilySettings {
+    /// Nothing beyond the shared fields (GPT-2 and the Llama family).
+    None,
+    /// GPT-NeoX (Pythia): `use_parallel_residual`, `x + Attn(LN₁(x)) + MLP(LN₂(x))` when true,
+    /// GPT-2's sequential residual otherwise.
+    GptNeox {
+        /// `use_parallel_residual`.
+        parallel_residual: bool,
+    },
+    /// OPT (Zhang et al. 2022).
+    Opt {
+        /// `do_layer_norm_before`: pre-layer-norm blocks with a final layer norm (all OPT models
+        /// but 350m), or post-layer-norm blocks without one.
+        layer_norm_before: bool,
+        /// `word_embed_proj_dim`: the width of the token embeddings, projected to and from the
+        /// hidden size (`project_in`, `project_out`) when it differs.
+        word_embed_proj_dim: i64,
+        /// A final layer norm after the last block (`do_layer_norm_before` and not
+        /// `_remove_final_layer_norm`).
+        final_layer_norm: bool,
+    },
+    /// Gemma 2 (Gemma Team 2024, "Gemma 2: Improving Open Language Models at a Practical Size").
+    Gemma2 {
+        /// `query_pre_attn_scalar`: attention scores are scaled by its inverse square root.
+        query_pre_attn_scalar: f64,
+        /// `attn_logit_softcapping`: scores `s` become `c · tanh(s / c)` before the mask.
+        attn_logit_softcapping: Option<f64>,
+        /// `final_logit_softcapping`: the vocabulary logits, likewise.
+        final_logit_softcapping: Option<f64>,
     },
 }
 
@@ -144,6 +212,10 @@ pub struct CausalConfig {
     pub rope_theta: f64,
     /// The rotary scaling (Llama family).
     pub rope_scaling: RopeScaling,
+    /// How many dimensions of each head rotate: `partial_rotary_factor · head_dim` (GPT-NeoX's
+    /// `rotary_pct`, 0.25 by default; Phi-3's `partial_rotary_factor`), the whole head
+    /// elsewhere, 0 without rotary embeddings (GPT-2, OPT).
+    pub rotary_dim: i64,
     /// Biases on the query, key and value projections (Qwen2; Llama's `attention_bias`).
     pub qkv_bias: bool,
     /// A bias on the attention output projection (Llama's `attention_bias`).
@@ -164,6 +236,8 @@ pub struct CausalConfig {
     pub bos_token_id: Option<i64>,
     /// `eos_token_id` (the first, when a list), if set.
     pub eos_token_id: Option<i64>,
+    /// What only this family has.
+    pub family: FamilySettings,
 }
 
 impl CausalConfig {
@@ -239,12 +313,38 @@ impl CausalConfig {
                 "must divide num_attention_heads",
             ));
         }
-        if rotary && self.head_dim % 2 != 0 {
+        if rotary && (self.rotary_dim % 2 != 0 || self.rotary_dim <= 0) {
             return Err(bad(
                 "head_dim",
                 self.head_dim,
-                "rotary embeddings need an even head dimension",
+                "rotary embeddings need an even, positive number of rotated dimensions \
+                 (head_dim times partial_rotary_factor)",
             ));
+        }
+        if self.rotary_dim > self.head_dim {
+            return Err(bad(
+                "partial_rotary_factor",
+                self.rotary_dim,
+                "rotates more dimensions than a head has",
+            ));
+        }
+        if let RopeScaling::LongRope {
+            short_factor,
+            long_factor,
+            ..
+        } = &self.rope_scaling
+        {
+            let n = self.rotary_dim / 2;
+            if short_factor.len() as i64 != n || long_factor.len() as i64 != n {
+                return Err(bad(
+                    "rope_parameters",
+                    short_factor.len().min(long_factor.len()) as i64,
+                    &format!(
+                        "longrope needs one short_factor and one long_factor per rotated \
+                         frequency ({n})"
+                    ),
+                ));
+            }
         }
         if let Some(w) = self.sliding_window.iter().flatten().find(|&&w| w <= 0) {
             return Err(bad("sliding_window", *w, "must be positive"));
@@ -280,14 +380,24 @@ pub(crate) struct LlamaFamily {
     pub(crate) num_attention_heads: i64,
     /// `None`: as many as the attention heads.
     pub(crate) num_key_value_heads: Option<i64>,
+    /// `None`: `hidden_size / num_attention_heads`.
+    pub(crate) head_dim: Option<i64>,
     pub(crate) max_position_embeddings: i64,
     pub(crate) rms_norm_eps: f64,
     pub(crate) bos_token_id: Option<i64>,
     pub(crate) eos_token_id: Option<i64>,
+    pub(crate) tie_word_embeddings: bool,
     /// Biases on (the query, key and value projections; the attention output; the MLP).
     pub(crate) biases: BiasesFn,
     /// Per layer, the sliding attention window or `None` (the number of layers given).
     pub(crate) sliding_windows: SlidingWindowsFn,
+    /// `partial_rotary_factor` below 1 is implemented (Phi-3's rotary embedding); Llama's
+    /// rotates whole heads.
+    pub(crate) partial_rotary: bool,
+    /// `original_max_position_embeddings` read from the top level of `config.json`, where it
+    /// takes precedence over `rope_parameters`' (Phi-3; `standardize_rope_params`), and its
+    /// default.
+    pub(crate) top_level_original_max: Option<i64>,
 }
 
 /// `LlamaConfig`'s defaults (Llama 7B): no biases unless `attention_bias` / `mlp_bias`, full
@@ -299,15 +409,19 @@ pub(crate) const LLAMA: LlamaFamily = LlamaFamily {
     num_hidden_layers: 32,
     num_attention_heads: 32,
     num_key_value_heads: None,
+    head_dim: None,
     max_position_embeddings: 2048,
     rms_norm_eps: 1e-6,
     bos_token_id: Some(1),
     eos_token_id: Some(2),
+    tie_word_embeddings: false,
     biases: |raw| {
         let a = raw.boolean("attention_bias")?.unwrap_or(false);
         Ok((a, a, raw.boolean("mlp_bias")?.unwrap_or(false)))
     },
     sliding_windows: |_, layers| Ok(vec![None; layers.max(0) as usize]),
+    partial_rotary: false,
+    top_level_original_max: None,
 };
 
 /// The parsed `config.json` with typed accessors that name the key in errors: what a family's
@@ -426,7 +540,34 @@ impl Raw<'_> {
             .unwrap_or(f.num_hidden_layers);
         let kv_default = f.num_key_value_heads.unwrap_or(heads);
         let (qkv_bias, attention_out_bias, mlp_bias) = (f.biases)(self)?;
-        let (rope_theta, rope_scaling) = self.rope()?;
+        let head_dim = match self.int("head_dim")?.or(f.head_dim) {
+            Some(d) => d,
+            None if heads > 0 => hidden / heads,
+            None => 0,
+        };
+        let max_position_embeddings = self
+            .int("max_position_embeddings")?
+            .unwrap_or(f.max_position_embeddings);
+        let original_max = match f.top_level_original_max {
+            Some(default) => Some(
+                self.int("original_max_position_embeddings")?
+                    .unwrap_or(default),
+            ),
+            None => None,
+        };
+        let rope = self.rope(max_position_embeddings, original_max)?;
+        let partial = rope.partial_rotary_factor.unwrap_or(1.0);
+        if partial != 1.0 && !f.partial_rotary {
+            return Err(self.unsupported(
+                "partial_rotary_factor",
+                partial.to_string(),
+                &format!(
+                    "{} rotates whole heads; partial rotary embeddings are implemented for \
+                     gpt_neox and phi3",
+                    architecture.model_type
+                ),
+            ));
+        }
         Ok(CausalConfig {
             model_type: CausalType(architecture),
             architectures: self.architectures(),
@@ -435,36 +576,40 @@ impl Raw<'_> {
             num_hidden_layers: layers,
             num_attention_heads: heads,
             num_key_value_heads: self.int("num_key_value_heads")?.unwrap_or(kv_default),
-            head_dim: match self.int("head_dim")? {
-                Some(d) => d,
-                None if heads > 0 => hidden / heads,
-                None => 0,
-            },
+            head_dim,
             intermediate_size: self
                 .int("intermediate_size")?
                 .unwrap_or(f.intermediate_size),
-            max_position_embeddings: self
-                .int("max_position_embeddings")?
-                .unwrap_or(f.max_position_embeddings),
+            max_position_embeddings,
             norm_eps: self.float("rms_norm_eps")?.unwrap_or(f.rms_norm_eps),
             hidden_act: self.activation("hidden_act", "silu")?,
-            rope_theta,
-            rope_scaling,
+            rope_theta: rope.theta,
+            rope_scaling: rope.scaling,
+            rotary_dim: rotary_dim(head_dim, partial),
             qkv_bias,
             attention_out_bias,
             mlp_bias,
             sliding_window: (f.sliding_windows)(self, layers)?,
             scale_attn_weights: true,
             scale_attn_by_inverse_layer_idx: false,
-            tie_word_embeddings: self.boolean("tie_word_embeddings")?.unwrap_or(false),
+            tie_word_embeddings: self
+                .boolean("tie_word_embeddings")?
+                .unwrap_or(f.tie_word_embeddings),
             bos_token_id: self.token_id("bos_token_id")?.or(f.bos_token_id),
             eos_token_id: self.token_id("eos_token_id")?.or(f.eos_token_id),
+            family: FamilySettings::None,
         })
     }
 
-    /// `rope_theta` and the scaling, from `rope_parameters` (transformers 5) or `rope_theta` and
-    /// `rope_scaling` (transformers 4).
-    pub(crate) fn rope(&self) -> Result<(f64, RopeScaling), PlmError> {
+    /// The rotary settings, from `rope_parameters` (transformers 5) or `rope_theta`,
+    /// `rope_scaling` and `partial_rotary_factor` (transformers 4). `max_position_embeddings`
+    /// and `original_max` (a top-level `original_max_position_embeddings` that takes precedence,
+    /// as Phi-3's does) serve `longrope`.
+    pub(crate) fn rope(
+        &self,
+        max_position_embeddings: i64,
+        original_max: Option<i64>,
+    ) -> Result<Rope, PlmError> {
         let params = self
             .get("rope_parameters")
             .or_else(|| self.get("rope_scaling"));
@@ -475,31 +620,38 @@ impl Raw<'_> {
                 .ok_or_else(|| self.unsupported("rope_theta", v.to_string(), "must be a number"))?,
             None => self.float("rope_theta")?.unwrap_or(10_000.0),
         };
-        if let Some(p) = field("partial_rotary_factor")
-            .cloned()
-            .or_else(|| self.get("partial_rotary_factor").cloned())
-        {
-            if p.as_f64() != Some(1.0) {
-                return Err(self.unsupported(
-                    "partial_rotary_factor",
-                    p.to_string(),
-                    "only rotary embeddings over the whole head are implemented",
-                ));
-            }
-        }
+        let partial_rotary_factor = match field("partial_rotary_factor") {
+            Some(v) => Some(v.as_f64().ok_or_else(|| {
+                self.unsupported("partial_rotary_factor", v.to_string(), "must be a number")
+            })?),
+            None => self.float("partial_rotary_factor")?,
+        };
         let kind = field("rope_type")
             .or_else(|| field("type"))
             .and_then(Value::as_str)
             .unwrap_or("default")
             .to_owned();
+        let bad = |reason: String| {
+            self.unsupported(
+                "rope_parameters",
+                params.map_or_else(String::new, Value::to_string),
+                &reason,
+            )
+        };
         let number = |key: &str| -> Result<f64, PlmError> {
-            field(key).and_then(Value::as_f64).ok_or_else(|| {
-                self.unsupported(
-                    "rope_parameters",
-                    params.map_or_else(String::new, Value::to_string),
-                    &format!("rope_type {kind:?} needs a number `{key}`"),
-                )
-            })
+            field(key)
+                .and_then(Value::as_f64)
+                .ok_or_else(|| bad(format!("rope_type {kind:?} needs a number `{key}`")))
+        };
+        let numbers = |key: &str| -> Result<Vec<f64>, PlmError> {
+            field(key)
+                .and_then(Value::as_array)
+                .and_then(|a| a.iter().map(Value::as_f64).collect::<Option<Vec<f64>>>())
+                .ok_or_else(|| {
+                    bad(format!(
+                        "rope_type {kind:?} needs a list of numbers `{key}`"
+                    ))
+                })
         };
         let scaling = match kind.as_str() {
             "default" => RopeScaling::None,
@@ -512,16 +664,65 @@ impl Raw<'_> {
                 high_freq_factor: number("high_freq_factor")?,
                 original_max_position_embeddings: number("original_max_position_embeddings")?,
             },
+            // `su` is LongRoPE's older name in Phi-3 configurations
+            // (`Phi3Config.convert_rope_params_to_dict`).
+            "longrope" | "su" => {
+                let original = match original_max {
+                    Some(n) => n,
+                    None => match field("original_max_position_embeddings") {
+                        Some(_) => number("original_max_position_embeddings")? as i64,
+                        None => max_position_embeddings,
+                    },
+                };
+                if original <= 1 {
+                    return Err(bad(format!(
+                        "original_max_position_embeddings {original} must be above 1"
+                    )));
+                }
+                let factor = match field("factor") {
+                    Some(_) => number("factor")?,
+                    None => max_position_embeddings as f64 / original as f64,
+                };
+                let attention_factor = match field("attention_factor") {
+                    Some(_) => number("attention_factor")?,
+                    None if factor <= 1.0 => 1.0,
+                    None => (1.0 + factor.ln() / (original as f64).ln()).sqrt(),
+                };
+                RopeScaling::LongRope {
+                    short_factor: numbers("short_factor")?,
+                    long_factor: numbers("long_factor")?,
+                    original_max_position_embeddings: original,
+                    attention_factor,
+                }
+            }
             other => {
                 return Err(self.unsupported(
                     "rope_type",
                     format!("{other:?}"),
-                    "implemented rotary types are default, linear and llama3",
+                    "implemented rotary types are default, linear, llama3 and longrope",
                 ))
             }
         };
-        Ok((theta, scaling))
+        Ok(Rope {
+            theta,
+            scaling,
+            partial_rotary_factor,
+        })
     }
+}
+
+/// The rotary settings of a `config.json` ([`Raw::rope`]).
+pub(crate) struct Rope {
+    pub(crate) theta: f64,
+    pub(crate) scaling: RopeScaling,
+    /// `partial_rotary_factor`, when the file gives one.
+    pub(crate) partial_rotary_factor: Option<f64>,
+}
+
+/// The rotated dimensions of a head: `int(head_dim · partial_rotary_factor)`, as
+/// `transformers` truncates it.
+pub(crate) fn rotary_dim(head_dim: i64, partial_rotary_factor: f64) -> i64 {
+    (head_dim as f64 * partial_rotary_factor) as i64
 }
 
 #[cfg(test)]

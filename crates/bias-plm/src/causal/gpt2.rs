@@ -7,9 +7,9 @@
 
 use tch::{Kind, Tensor};
 
-use crate::causal::config::{CausalConfig, CausalType, RopeScaling};
+use crate::causal::config::{CausalConfig, CausalType, FamilySettings, RopeScaling};
+use crate::causal::layers::{attend, causal_mask, Conv1d, Scores};
 use crate::causal::registry::{CausalArchitecture, CausalNet};
-use crate::causal::layers::{attend, causal_mask, Conv1d};
 use crate::config::Activation;
 use crate::model::{activate, LayerNorm, Weights};
 use crate::PlmError;
@@ -46,8 +46,11 @@ impl Block {
             &heads(&parts[1])?,
             &heads(&parts[2])?,
             mask,
-            self.scaling,
-            false,
+            Scores {
+                scaling: self.scaling,
+                softcap: None,
+                softmax_f32: false,
+            },
         )?;
         let h1 = self.c_proj.forward(&context)?.f_add(x)?;
         let inner = activate(&self.c_fc.forward(&self.ln_2.forward(&h1)?)?, self.act)?;
@@ -184,6 +187,7 @@ pub(crate) static ARCHITECTURE: CausalArchitecture = CausalArchitecture {
             hidden_act: raw.activation("activation_function", "gelu_new")?,
             rope_theta: 0.0,
             rope_scaling: RopeScaling::None,
+            rotary_dim: 0,
             qkv_bias: true,
             attention_out_bias: true,
             mlp_bias: true,
@@ -195,6 +199,7 @@ pub(crate) static ARCHITECTURE: CausalArchitecture = CausalArchitecture {
             tie_word_embeddings: raw.boolean("tie_word_embeddings")?.unwrap_or(true),
             bos_token_id: Some(raw.token_id("bos_token_id")?.unwrap_or(50256)),
             eos_token_id: Some(raw.token_id("eos_token_id")?.unwrap_or(50256)),
+            family: FamilySettings::None,
         })
     },
     load: |w, config| Ok(Box::new(Gpt2::load(w, config)?)),

@@ -14,8 +14,10 @@
 use tch::Tensor;
 
 use crate::causal::config::{CausalConfig, LLAMA};
+use crate::causal::layers::{
+    apply_rotary, attend, linear, model_prefix, Masks, RmsNorm, Rotary, Scores,
+};
 use crate::causal::registry::{CausalArchitecture, CausalNet};
-use crate::causal::layers::{apply_rotary, attend, causal_mask, RmsNorm, Rotary};
 use crate::config::Activation;
 use crate::model::{activate, Linear, Weights};
 use crate::PlmError;
@@ -39,23 +41,6 @@ struct Layer {
     window: Option<i64>,
 }
 
-/// Loads `{prefix}.weight` `[out, in]` and, if `bias`, `{prefix}.bias` `[out]`.
-fn linear(
-    w: &Weights,
-    prefix: &str,
-    in_dim: i64,
-    out_dim: i64,
-    bias: bool,
-) -> Result<Linear, PlmError> {
-    let weight = w.get(&format!("{prefix}.weight"), &[out_dim, in_dim])?;
-    let bias = if bias {
-        Some(w.get(&format!("{prefix}.bias"), &[out_dim])?)
-    } else {
-        None
-    };
-    Ok(Linear::new(weight, bias))
-}
-
 impl Layer {
     fn forward(
         &self,
@@ -76,7 +61,7 @@ impl Layer {
         let q = apply_rotary(&q, cos, sin)?;
         let k = apply_rotary(&k, cos, sin)?;
         let scaling = (self.head_dim as f64).powf(-0.5);
-        let context = attend(&q, &k, &v, mask, scaling, true)?;
+        let context = attend(&q, &k, &v, mask, Scores::scaled(scaling))?;
         let h = x.f_add(&self.o.forward(&context)?)?;
         let m = self.post_norm.forward(&h)?;
         let gated = activate(&self.gate.forward(&m)?, self.act)?.f_mul(&self.up.forward(&m)?)?;
@@ -99,16 +84,7 @@ impl Llama {
     /// Loads the model; parameters are found with the `model.` prefix of `*ForCausalLM` or
     /// without it.
     pub(crate) fn load(w: &Weights, config: &CausalConfig) -> Result<Self, PlmError> {
-        let base = if w.contains("model.embed_tokens.weight") {
-            "model."
-        } else if w.contains("embed_tokens.weight") {
-            ""
-        } else {
-            return Err(PlmError::MissingWeight {
-                name: "model.embed_tokens.weight".into(),
-                path: w.path().to_path_buf(),
-            });
-        };
+        let base = model_prefix(w)?;
         let h = config.hidden_size;
         let d = config.head_dim;
         let (nh, nkv) = (config.num_attention_heads, config.num_key_value_heads);
@@ -154,7 +130,12 @@ impl Llama {
             layers,
             norm: RmsNorm::load(w, &format!("{base}norm"), h, eps)?,
             head,
-            rotary: Rotary::new(d, config.rope_theta, config.rope_scaling, w.device())?,
+            rotary: Rotary::new(
+                config.rotary_dim,
+                config.rope_theta,
+                &config.rope_scaling,
+                w.device(),
+            )?,
         })
     }
 
@@ -165,25 +146,12 @@ impl Llama {
         ids: &Tensor,
         attention_mask: &Tensor,
     ) -> Result<Tensor, PlmError> {
-        let l = ids.size()[1];
         let mut hidden = Tensor::f_embedding(&self.embed, ids, -1, false, false)?;
         let kind = hidden.kind();
-        let (cos, sin) = self.rotary.cos_sin(l, kind)?;
-        // One mask per distinct window (full causal attention is `None`).
-        let mut masks: Vec<(Option<i64>, Tensor)> = Vec::new();
+        let (cos, sin) = self.rotary.cos_sin(attention_mask, kind)?;
+        let mut masks = Masks::new(attention_mask, kind);
         for layer in &self.layers {
-            if !masks.iter().any(|(w, _)| *w == layer.window) {
-                masks.push((
-                    layer.window,
-                    causal_mask(attention_mask, layer.window, kind)?,
-                ));
-            }
-            let mask = &masks
-                .iter()
-                .find(|(w, _)| *w == layer.window)
-                .expect("just added")
-                .1;
-            hidden = layer.forward(&hidden, &cos, &sin, mask)?;
+            hidden = layer.forward(&hidden, &cos, &sin, masks.get(layer.window)?)?;
         }
         self.norm.forward(&hidden)
     }

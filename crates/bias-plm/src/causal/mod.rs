@@ -1,8 +1,9 @@
 //! Causal (decoder-only) language models on libtorch, and their sentence log-likelihoods.
 //!
-//! - [`CausalModel`]: GPT-2 (Radford et al. 2019) and the Llama family — Llama (Touvron et al.
-//!   2023), Mistral (Jiang et al. 2023), Qwen2 (Yang et al. 2024, Qwen2 technical report) —
-//!   loaded from a local Hugging Face folder and dispatched on `model_type`
+//! - [`CausalModel`]: GPT-2 (Radford et al. 2019), the Llama family — Llama (Touvron et al.
+//!   2023), Mistral (Jiang et al. 2023), Qwen2 (Yang et al. 2024, Qwen2 technical report) —,
+//!   GPT-NeoX (Black et al. 2022; Pythia), OPT (Zhang et al. 2022), Gemma 2 (Gemma Team 2024),
+//!   Phi-3 (Abdin et al. 2024) and OLMo 2 (OLMo et al. 2024), one file each, loaded from a local Hugging Face folder and dispatched on `model_type`
 //!   ([`CausalType`], [`CausalConfig`]); equal to `transformers` in float32 eager mode (checked
 //!   to 1e-4 on tiny checkpoints of every family, batched and unbatched).
 //! - [`CausalLm`]: a model with its tokenizer, the prefix token its sentences are conditioned
@@ -36,6 +37,7 @@ use bias_core::{PairScorer, SentencePair};
 use serde_json::Value;
 use tch::{Device, Kind, Tensor};
 
+use crate::adapter::ModelFolder;
 use crate::masked_lm::ModelId;
 use crate::model::{checkpoint_on, require_folder, Weights};
 use crate::{DeviceSpec, EngineStats, PlmError, PlmTokenizer, ScoringOptions};
@@ -59,13 +61,14 @@ macro_rules! causal_architectures {
 }
 
 // The registry: one name per family (`docs/architecture.md`: adding one).
-causal_architectures![gpt2, llama, mistral, qwen2];
+causal_architectures![gpt2, llama, mistral, qwen2, gpt_neox, opt, gemma2, phi3, olmo2];
 
-pub use config::{CausalConfig, CausalType, RopeScaling};
+pub use config::{CausalConfig, CausalType, FamilySettings, RopeScaling};
 pub use continuation::EncodedContinuation;
 pub use scorer::{CausalScorer, CausalScorerKind, TokenLogProbs};
 
-/// A loaded GPT-2, Llama, Mistral or Qwen2 model (`*ForCausalLM`) from a local Hugging Face
+/// A loaded causal LM of a registered family (`*ForCausalLM`: GPT-2, Llama, Mistral, Qwen2,
+/// GPT-NeoX, OPT, Gemma 2, Phi-3, OLMo 2) from a local Hugging Face
 /// folder (`config.json` + `model.safetensors`), in eval mode, on one device, in one
 /// floating-point kind.
 ///
@@ -96,10 +99,14 @@ impl CausalModel {
     pub fn load(dir: impl AsRef<Path>, device: DeviceSpec, kind: Kind) -> Result<Self, PlmError> {
         let dir = dir.as_ref();
         require_folder(dir)?;
-        let config = CausalConfig::from_dir(dir)?;
-        let (files, path, device) = checkpoint_on(dir, device, kind)?;
+        let folder = ModelFolder::of(dir)?;
+        let config = CausalConfig::from_dir(&folder.model)?;
+        let (files, path, device) = checkpoint_on(&folder.model, device, kind)?;
         let _guard = tch::no_grad_guard();
-        let weights = Weights::read(&files, path, device, kind)?;
+        let mut weights = Weights::read(&files, path, device, kind)?;
+        if let Some(adapter) = &folder.adapter {
+            weights.merge_adapter(adapter)?;
+        }
         let arch = (config.model_type.architecture().load)(&weights, &config)?;
         Ok(CausalModel {
             config,
@@ -244,8 +251,9 @@ impl CausalLm {
     pub fn open(dir: impl AsRef<Path>, device: DeviceSpec, kind: Kind) -> Result<Self, PlmError> {
         let dir = dir.as_ref();
         let model = CausalModel::load(dir, device, kind)?;
-        let tokenizer = PlmTokenizer::from_dir(dir)?;
-        let prefix = prefix_token(dir, &tokenizer, model.config())?;
+        let tokenizer_dir = ModelFolder::of(dir)?.tokenizer;
+        let tokenizer = PlmTokenizer::from_dir(&tokenizer_dir)?;
+        let prefix = prefix_token(&tokenizer_dir, &tokenizer, model.config())?;
         if prefix < 0 || prefix >= model.config().vocab_size {
             return Err(PlmError::TokenOutOfVocabulary {
                 id: prefix,

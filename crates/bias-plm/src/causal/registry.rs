@@ -64,7 +64,10 @@ mod tests {
     #[test]
     fn every_registered_family_is_found_read_and_listed() {
         let list = CausalType::supported_list();
-        assert_eq!(list, "gpt2, llama, mistral and qwen2");
+        assert_eq!(
+            list,
+            "gpt2, llama, mistral, qwen2, gpt_neox, opt, gemma2, phi3 and olmo2"
+        );
         for family in CausalType::all() {
             let name = family.name();
             assert_eq!(CausalType::from_model_type(name), Some(family));

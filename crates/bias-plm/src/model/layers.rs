@@ -68,6 +68,11 @@ impl Weights {
         &self.path
     }
 
+    /// Merges a LoRA adapter into the weights ([`crate::LoraAdapter`]).
+    pub(crate) fn merge_adapter(&mut self, adapter: &crate::LoraAdapter) -> Result<(), PlmError> {
+        adapter.merge(&mut self.map)
+    }
+
     /// The model's device.
     pub(crate) fn device(&self) -> Device {
         self.device

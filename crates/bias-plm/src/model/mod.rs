@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use tch::{Device, Kind, Tensor};
 
+use crate::adapter::ModelFolder;
 use crate::{DeviceSpec, ModelConfig, PlmError};
 
 mod layers;
@@ -196,10 +197,15 @@ impl PlmModel {
         with_head: bool,
     ) -> Result<Self, PlmError> {
         require_folder(dir)?;
+        let folder = ModelFolder::of(dir)?;
+        let dir = folder.model.as_path();
         let config = ModelConfig::from_dir(dir)?;
         let (files, path, device) = checkpoint_on(dir, device, kind)?;
         let _guard = tch::no_grad_guard();
-        let weights = Weights::read(&files, path, device, kind)?;
+        let mut weights = Weights::read(&files, path, device, kind)?;
+        if let Some(adapter) = &folder.adapter {
+            weights.merge_adapter(adapter)?;
+        }
         Self::from_weights(dir, config, &weights, with_head)
     }
 

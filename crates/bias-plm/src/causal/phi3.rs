@@ -1,0 +1,213 @@
+//! Phi-3 (Abdin et al. 2024, "Phi-3 Technical Report"), laid out like `transformers`'
+//! `Phi3ForCausalLM` so that its weights load by name.
+//!
+//! Llama's blocks with the query, key and value projections fused into one `qkv_proj`
+//! (`[q | k | v]` along the output) and the gate and up projections into one `gate_up_proj`
+//! (`[gate | up]`); rotary embeddings over the first `partial_rotary_factor · head_dim`
+//! dimensions, with LongRoPE (`rope_type` `longrope`, Phi-3-mini-128k and Phi-3.5) read from
+//! `rope_parameters` and the top-level `original_max_position_embeddings`; a sliding window on
+//! every layer when `sliding_window` is set (Phi-3-mini: 2047).
+
+use tch::Tensor;
+
+use crate::causal::config::{CausalConfig, LlamaFamily};
+use crate::causal::layers::{
+    apply_rotary, attend, linear, model_prefix, Masks, RmsNorm, Rotary, Scores,
+};
+use crate::causal::registry::{CausalArchitecture, CausalNet};
+use crate::config::Activation;
+use crate::model::{activate, Linear, Weights};
+use crate::PlmError;
+
+/// One `Phi3DecoderLayer`.
+#[derive(Debug)]
+struct Layer {
+    input_norm: RmsNorm,
+    qkv: Linear,
+    o: Linear,
+    post_norm: RmsNorm,
+    gate_up: Linear,
+    down: Linear,
+    act: Activation,
+    heads: i64,
+    kv_heads: i64,
+    head_dim: i64,
+    window: Option<i64>,
+}
+
+impl Layer {
+    fn forward(
+        &self,
+        x: &Tensor,
+        cos: &Tensor,
+        sin: &Tensor,
+        mask: &Tensor,
+    ) -> Result<Tensor, PlmError> {
+        let size = x.size();
+        let (b, l) = (size[0], size[1]);
+        let d = self.head_dim;
+        let qkv = self.qkv.forward(&self.input_norm.forward(x)?)?;
+        let part = |from: i64, heads: i64| -> Result<Tensor, PlmError> {
+            Ok(qkv
+                .f_narrow(-1, from, heads * d)?
+                .f_view([b, l, heads, d])?
+                .f_transpose(1, 2)?)
+        };
+        let (q_end, k_end) = (self.heads * d, (self.heads + self.kv_heads) * d);
+        let q = apply_rotary(&part(0, self.heads)?, cos, sin)?;
+        let k = apply_rotary(&part(q_end, self.kv_heads)?, cos, sin)?;
+        let v = part(k_end, self.kv_heads)?;
+        let scaling = (d as f64).powf(-0.5);
+        let context = attend(&q, &k, &v, mask, Scores::scaled(scaling))?;
+        let h = x.f_add(&self.o.forward(&context)?)?;
+        let gate_up = self.gate_up.forward(&self.post_norm.forward(&h)?)?;
+        let halves = gate_up.f_chunk(2, -1)?;
+        let gated = halves[1].f_mul(&activate(&halves[0], self.act)?)?;
+        Ok(h.f_add(&self.down.forward(&gated)?)?)
+    }
+}
+
+/// `Phi3ForCausalLM` in eval mode.
+#[derive(Debug)]
+struct Phi3 {
+    embed: Tensor,
+    layers: Vec<Layer>,
+    norm: RmsNorm,
+    head: Tensor,
+    rotary: Rotary,
+}
+
+impl Phi3 {
+    fn load(w: &Weights, config: &CausalConfig) -> Result<Self, PlmError> {
+        let base = model_prefix(w)?;
+        let h = config.hidden_size;
+        let d = config.head_dim;
+        let (nh, nkv) = (config.num_attention_heads, config.num_key_value_heads);
+        let inter = config.intermediate_size;
+        let eps = config.norm_eps;
+        let embed = w.get(
+            &format!("{base}embed_tokens.weight"),
+            &[config.vocab_size, h],
+        )?;
+        let mut layers = Vec::with_capacity(config.num_hidden_layers as usize);
+        for i in 0..config.num_hidden_layers {
+            let p = |n: &str| format!("{base}layers.{i}.{n}");
+            layers.push(Layer {
+                input_norm: RmsNorm::load(w, &p("input_layernorm"), h, eps)?,
+                qkv: linear(w, &p("self_attn.qkv_proj"), h, (nh + 2 * nkv) * d, false)?,
+                o: linear(w, &p("self_attn.o_proj"), nh * d, h, false)?,
+                post_norm: RmsNorm::load(w, &p("post_attention_layernorm"), h, eps)?,
+                gate_up: linear(w, &p("mlp.gate_up_proj"), h, 2 * inter, false)?,
+                down: linear(w, &p("mlp.down_proj"), inter, h, false)?,
+                act: config.hidden_act,
+                heads: nh,
+                kv_heads: nkv,
+                head_dim: d,
+                window: config.sliding_window.get(i as usize).copied().flatten(),
+            });
+        }
+        let head = if config.tie_word_embeddings {
+            embed.shallow_clone()
+        } else {
+            w.get("lm_head.weight", &[config.vocab_size, h])?
+        };
+        Ok(Phi3 {
+            embed,
+            layers,
+            norm: RmsNorm::load(w, &format!("{base}norm"), h, eps)?,
+            head,
+            rotary: Rotary::new(
+                config.rotary_dim,
+                config.rope_theta,
+                &config.rope_scaling,
+                w.device(),
+            )?,
+        })
+    }
+}
+
+impl CausalNet for Phi3 {
+    fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
+        let mut hidden = Tensor::f_embedding(&self.embed, ids, -1, false, false)?;
+        let kind = hidden.kind();
+        let (cos, sin) = self.rotary.cos_sin(attention_mask, kind)?;
+        let mut masks = Masks::new(attention_mask, kind);
+        for layer in &self.layers {
+            hidden = layer.forward(&hidden, &cos, &sin, masks.get(layer.window)?)?;
+        }
+        self.norm.forward(&hidden)
+    }
+
+    fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {
+        Ok(hidden.f_linear::<Tensor>(&self.head, None)?)
+    }
+}
+
+/// `Phi3Config`'s defaults (Phi-3-mini-4k): 32 heads of 96 dimensions, an 8192-wide MLP,
+/// 4096 positions, no biases, no sliding window unless `sliding_window` is set.
+const PHI3: LlamaFamily = LlamaFamily {
+    vocab_size: 32064,
+    hidden_size: 3072,
+    intermediate_size: 8192,
+    num_hidden_layers: 32,
+    num_attention_heads: 32,
+    num_key_value_heads: None,
+    head_dim: None,
+    max_position_embeddings: 4096,
+    rms_norm_eps: 1e-5,
+    bos_token_id: Some(1),
+    eos_token_id: Some(32000),
+    tie_word_embeddings: false,
+    biases: |_| Ok((false, false, false)),
+    sliding_windows: |raw, layers| Ok(vec![raw.int("sliding_window")?; layers.max(0) as usize]),
+    partial_rotary: true,
+    top_level_original_max: Some(4096),
+};
+
+/// Phi-3 in the registry.
+pub(crate) static ARCHITECTURE: CausalArchitecture = CausalArchitecture {
+    model_type: "phi3",
+    rotary: true,
+    mlp_matrices: 3.0,
+    config: |raw| raw.llama_style(&ARCHITECTURE, &PHI3),
+    load: |w, config| Ok(Box::new(Phi3::load(w, config)?)),
+};
+
+#[cfg(test)]
+mod tests {
+    use crate::{CausalConfig, RopeScaling};
+
+    /// Phi-3-mini-128k's rotary settings: LongRoPE with the top-level
+    /// `original_max_position_embeddings` (which wins over `rope_parameters`') and its
+    /// attention factor `√(1 + ln 32 / ln 4096)`; a partial rotary factor.
+    #[test]
+    fn longrope_reads_the_top_level_original_length() {
+        let short: Vec<f64> = (0..48).map(|i| 1.0 + i as f64 / 100.0).collect();
+        let json = format!(
+            r#"{{"model_type": "phi3", "max_position_embeddings": 131072,
+            "original_max_position_embeddings": 4096, "sliding_window": 262144,
+            "rope_scaling": {{"type": "longrope", "short_factor": {s:?}, "long_factor": {s:?},
+            "original_max_position_embeddings": 99}}}}"#,
+            s = short
+        );
+        let c = CausalConfig::from_json_str(&json, "config.json").unwrap();
+        let RopeScaling::LongRope {
+            original_max_position_embeddings,
+            attention_factor,
+            ..
+        } = c.rope_scaling
+        else {
+            panic!("{:?}", c.rope_scaling)
+        };
+        assert_eq!(original_max_position_embeddings, 4096);
+        let expected = (1.0 + 32f64.ln() / 4096f64.ln()).sqrt();
+        assert!((attention_factor - expected).abs() < 1e-15);
+        assert_eq!(c.sliding_window, vec![Some(262144); 32]);
+        let json = json.replace(
+            "\"max_position_embeddings\"",
+            "\"partial_rotary_factor\": 0.5, \"max_position_embeddings\"",
+        );
+        let e = CausalConfig::from_json_str(&json, "config.json").unwrap_err();
+        assert!(e.to_string().contains("short_factor"), "{e}");
+    }
+}
