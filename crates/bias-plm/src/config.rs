@@ -388,6 +388,13 @@ impl ModelConfig {
                 ("inner_group_num", self.inner_group_num),
             ],
         )?;
+        if self.num_hidden_layers > crate::causal::MAX_LAYERS {
+            return Err(bad(
+                "num_hidden_layers",
+                self.num_hidden_layers,
+                "more layers than any model has: the configuration is damaged",
+            ));
+        }
         if self.hidden_size % self.num_attention_heads != 0 {
             return Err(bad(
                 "num_attention_heads",

@@ -364,6 +364,9 @@ impl CausalConfig {
     }
 }
 
+/// The most layers a configuration may declare (the largest released models have under 200).
+pub(crate) const MAX_LAYERS: i64 = 4096;
+
 /// Reads a family's biases ([`LlamaFamily::biases`]).
 pub(crate) type BiasesFn = fn(&Raw<'_>) -> Result<(bool, bool, bool), PlmError>;
 
@@ -455,6 +458,20 @@ impl Raw<'_> {
         }
     }
 
+    /// The number of layers under `key` (`default` when absent), refused above [`MAX_LAYERS`]:
+    /// per-layer settings are allocated from it before any weight is read.
+    pub(crate) fn layer_count(&self, key: &str, default: i64) -> Result<i64, PlmError> {
+        let n = self.int(key)?.unwrap_or(default);
+        if n > MAX_LAYERS {
+            return Err(self.unsupported(
+                key,
+                n.to_string(),
+                &format!("more than {MAX_LAYERS} layers: the configuration is damaged"),
+            ));
+        }
+        Ok(n)
+    }
+
     pub(crate) fn float(&self, key: &str) -> Result<Option<f64>, PlmError> {
         match self.get(key) {
             None => Ok(None),
@@ -535,9 +552,7 @@ impl Raw<'_> {
         let heads = self
             .int("num_attention_heads")?
             .unwrap_or(f.num_attention_heads);
-        let layers = self
-            .int("num_hidden_layers")?
-            .unwrap_or(f.num_hidden_layers);
+        let layers = self.layer_count("num_hidden_layers", f.num_hidden_layers)?;
         let kv_default = f.num_key_value_heads.unwrap_or(heads);
         let (qkv_bias, attention_out_bias, mlp_bias) = (f.biases)(self)?;
         let head_dim = match self.int("head_dim")?.or(f.head_dim) {

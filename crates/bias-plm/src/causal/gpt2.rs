@@ -164,7 +164,7 @@ pub(crate) static ARCHITECTURE: CausalArchitecture = CausalArchitecture {
     config: |raw| {
         let hidden = raw.int("n_embd")?.unwrap_or(768);
         let heads = raw.int("n_head")?.unwrap_or(12);
-        let layers = raw.int("n_layer")?.unwrap_or(12);
+        let layers = raw.layer_count("n_layer", 12)?;
         if raw.boolean("add_cross_attention")? == Some(true) {
             return Err(raw.unsupported(
                 "add_cross_attention",

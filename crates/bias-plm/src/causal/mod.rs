@@ -63,6 +63,7 @@ macro_rules! causal_architectures {
 // The registry: one name per family (`docs/architecture.md`: adding one).
 causal_architectures![gpt2, llama, mistral, qwen2, gpt_neox, opt, gemma2, phi3, olmo2];
 
+pub(crate) use config::MAX_LAYERS;
 pub use config::{CausalConfig, CausalType, FamilySettings, RopeScaling};
 pub use continuation::EncodedContinuation;
 pub use scorer::{CausalScorer, CausalScorerKind, TokenLogProbs};

@@ -192,7 +192,7 @@ impl CausalNet for Opt {
 fn config(raw: &Raw<'_>) -> Result<CausalConfig, PlmError> {
     let hidden = raw.int("hidden_size")?.unwrap_or(768);
     let heads = raw.int("num_attention_heads")?.unwrap_or(12);
-    let layers = raw.int("num_hidden_layers")?.unwrap_or(12);
+    let layers = raw.layer_count("num_hidden_layers", 12)?;
     if heads > 0 && hidden % heads != 0 {
         return Err(raw.unsupported(
             "num_attention_heads",
