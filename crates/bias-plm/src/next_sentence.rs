@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use bias_core::{BoxError, Continuation, ContinuationScore, ContinuationScorer};
 use tch::{Device, Kind, Tensor};
 
+use crate::adapter::ModelFolder;
 use crate::model::{bert_encoder, checkpoint_files, checkpoint_on, require_folder};
 use crate::model::{Dropout, Encoder, Linear, Weights};
 use crate::{BatchOptions, DeviceSpec, EncodeRequest, ModelConfig, PlmError};
@@ -57,6 +58,7 @@ pub struct NextSentenceModel {
 pub fn has_next_sentence_head(dir: impl AsRef<Path>) -> Result<bool, PlmError> {
     let dir = dir.as_ref();
     require_folder(dir)?;
+    let dir = &ModelFolder::of(dir)?.model;
     if model_type_of(dir)?.as_deref() != Some("bert") {
         return Ok(false);
     }
@@ -135,8 +137,11 @@ impl NextSentenceModel {
     /// [`PlmError::MissingSpecialToken`] for a tokenizer without `[CLS]` or `[SEP]`; those of
     /// [`crate::PlmModel::load`] and [`PlmTokenizer::from_dir`].
     pub fn open(dir: impl AsRef<Path>, device: DeviceSpec, kind: Kind) -> Result<Self, PlmError> {
-        let dir = dir.as_ref();
-        require_folder(dir)?;
+        let given = dir.as_ref();
+        require_folder(given)?;
+        // A LoRA adapter folder: its base model's configuration and weights, merged below.
+        let folder = ModelFolder::of(given)?;
+        let dir = folder.model.as_path();
         let model_type = model_type_of(dir)?;
         if model_type.as_deref() != Some("bert") {
             return Err(PlmError::UnsupportedConfig {
@@ -162,7 +167,7 @@ impl NextSentenceModel {
                 ),
             });
         }
-        let tokenizer = PlmTokenizer::from_dir(dir)?;
+        let tokenizer = PlmTokenizer::from_dir(given)?;
         let special = |role: &'static str, token: &str| {
             tokenizer
                 .token_to_id(token)
@@ -175,7 +180,10 @@ impl NextSentenceModel {
         let (cls, sep) = (special("cls", "[CLS]")?, special("sep", "[SEP]")?);
         let pad = tokenizer.pad_id()?;
         let _guard = tch::no_grad_guard();
-        let w = Weights::read(&files, path, device, kind)?;
+        let mut w = Weights::read(&files, path, device, kind)?;
+        if let Some(adapter) = &folder.adapter {
+            w.merge_adapter(adapter)?;
+        }
         let hidden = config.hidden_size;
         let base = crate::PlmModel::base_prefix_in(&config, &w)?;
         Ok(NextSentenceModel {
@@ -189,7 +197,7 @@ impl NextSentenceModel {
             type_vocab_size: config.type_vocab_size,
             tokenizer,
             device,
-            dir: dir.to_path_buf(),
+            dir: given.to_path_buf(),
         })
     }
 
