@@ -26,6 +26,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::commands::data::DataCommand;
+use crate::commands::import::ImportCommand;
 use crate::commands::robust::RobustCommand;
 use crate::commands::stats::StatsCommand;
 use crate::commands::*;
@@ -79,6 +80,10 @@ enum Command {
     /// BBQ (with the BBQ authors' bias scores) or Winogender.
     #[command(subcommand)]
     Task(task::TaskCommand),
+    /// Another tool's saved per-sample output as a score table: lm-evaluation-harness's
+    /// `--log_samples` of its CrowS-Pairs tasks, re-scored without running the model again.
+    #[command(subcommand)]
+    Import(ImportCommand),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -99,6 +104,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Finetune(a) => finetune::run(&a, &mut out),
         Command::Controlled(a) => controlled::run(&a, &mut out),
         Command::Task(c) => task::run(&c),
+        Command::Import(c) => c.run(&mut out),
     }
 }
 

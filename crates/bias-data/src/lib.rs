@@ -57,6 +57,7 @@ pub mod difflib;
 mod error;
 pub mod labelled;
 pub mod layout;
+pub mod lm_eval;
 pub mod occupations;
 pub mod pairs;
 mod pylit;
@@ -70,6 +71,7 @@ pub mod wordlists;
 pub use counts::{counts, CountEntry, DatasetStats, SectionStats};
 pub use dataset::{load_named, load_pairs, Dataset, DatasetKind};
 pub use error::DataError;
+pub use lm_eval::read_lm_eval_samples;
 
 /// Former name of [`counts()`] (`stats` is `bias_metrics::stats`, the statistical tests).
 // Deprecated: kept for one release (0.2.0) so that `bias_data::stats(..)` still compiles.

@@ -7,6 +7,7 @@ pub mod debias;
 pub mod embed;
 pub mod evaluate;
 pub mod finetune;
+pub mod import;
 pub mod measure;
 pub mod merge;
 pub mod report;
