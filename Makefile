@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIAS := target/release/bias
 
-.PHONY: setup test lint doc docs-rs package demo demo-full report-screenshot fixtures clean-data
+.PHONY: setup test python-test lint doc docs-rs package demo demo-full report-screenshot fixtures clean-data
 
 setup:
 	bash scripts/setup.sh
@@ -13,8 +13,15 @@ test: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) test --workspace
+	$(MAKE) python-test
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
 	$(MAKE) docs-rs
+
+# The Python package (crates/bias-py): its wheel built with maturin, installed into a fresh
+# virtual environment, and its pytest suite run there (about a minute after `cargo test`).
+python-test: setup
+	$(CARGO) build -p bias-cli
+	bash scripts/python_test.sh
 
 lint:
 	$(CARGO) fmt --all -- --check

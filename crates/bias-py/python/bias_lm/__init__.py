@@ -1,0 +1,165 @@
+"""Social-bias measures of language models, on the Rust engine of the ``bias`` workspace.
+
+Three lines in a notebook::
+
+    import bias_lm
+    scores = bias_lm.score("bert-base-uncased", dataset="crows-pairs")   # a pandas DataFrame
+    bias_lm.measures(scores)                                             # indicator, KLS, JSS
+
+- :func:`score`: a data set (``crows-pairs``, ``stereoset``, ``winobias-type1-dev``, a pair
+  file) or a DataFrame of pairs scored by a masked LM (AUL, AULA, CPS, SSS, all-masked; Kaneko
+  & Bollegala 2022, Nangia et al. 2020, Nadeem et al. 2021) or a causal LM (``ll-sum``,
+  ``ll-mean``, as lm-evaluation-harness computes them), from a model folder, a LoRA adapter
+  folder or a Hugging Face id; resumable with ``out=``; a progress bar in terminals and notebooks.
+- :func:`measures`: the indicator (Nangia et al. 2020), KLS and JSS (Liu et al. 2024, Eqs. 6 and
+  9) of a score table, overall and per bias type.
+- :func:`from_lm_eval`: lm-evaluation-harness's ``--log_samples`` of a CrowS-Pairs task as a
+  score table, without running the model again; :func:`lm_eval_crows` gives back the harness's
+  ``pct_stereotype`` and ``likelihood_diff``.
+
+The tables are those of the ``bias`` command line (``bias score``): the same library calls.
+"""
+import importlib
+
+_NEEDED_TORCH = "2.11"
+
+
+def _check_torch():
+    """Imports torch (which loads the libtorch the extension links) after checking its version."""
+    try:
+        from importlib.metadata import version, PackageNotFoundError
+        try:
+            found = version("torch")
+        except PackageNotFoundError:
+            found = None
+    except ImportError:  # pragma: no cover
+        found = None
+    if found is None:
+        raise ImportError(
+            f"bias_lm needs PyTorch {_NEEDED_TORCH} (its libtorch runs the models): "
+            f"pip install 'torch=={_NEEDED_TORCH}.*'")
+    if ".".join(found.split("+")[0].split(".")[:2]) != _NEEDED_TORCH:
+        raise ImportError(
+            f"bias_lm is built for PyTorch {_NEEDED_TORCH} (the libtorch of the tch crate it "
+            f"links) but torch {found} is installed: pip install 'torch=={_NEEDED_TORCH}.*', "
+            f"or use a virtual environment with it")
+    importlib.import_module("torch")
+
+
+_check_torch()
+
+from . import _native  # noqa: E402
+from ._native import BiasError  # noqa: E402
+
+__version__ = _native.version()
+COLUMNS = list(_native.COLUMNS)
+
+__all__ = ["score", "measures", "from_lm_eval", "lm_eval_crows", "BiasError", "COLUMNS",
+           "__version__"]
+
+
+def _frame(columns):
+    import pandas as pd
+    frame = pd.DataFrame({c: columns[c] for c in COLUMNS})
+    for c in ("tokens_stereo", "tokens_anti"):
+        frame[c] = frame[c].astype("Int64")
+    return frame
+
+
+def _columns(frame):
+    """A DataFrame (or a mapping of lists) as the native module's ``{column: list}``."""
+    if hasattr(frame, "to_dict"):
+        data = {}
+        for c in frame.columns:
+            values = frame[c].tolist()
+            data[c] = [None if _missing(v) else v for v in values]
+        return data
+    return dict(frame)
+
+
+def _missing(v):
+    """None, NaN, pd.NA (missing token counts or group ids)."""
+    import pandas as pd
+    return v is None or (pd.api.types.is_scalar(v) and bool(pd.isna(v)))
+
+
+class _Progress:
+    """A tqdm bar (``tqdm.auto``: a widget in notebooks) when tqdm is installed, else a line on
+    standard error."""
+
+    def __init__(self, enabled):
+        self.bar = None
+        self.enabled = enabled
+
+    def __call__(self, done, total):
+        if not self.enabled:
+            return
+        if self.bar is None:
+            try:
+                from tqdm.auto import tqdm
+                self.bar = tqdm(total=total, unit="pair")
+            except ImportError:
+                self.bar = False
+        if self.bar:
+            self.bar.update(done - self.bar.n)
+        else:
+            import sys
+            print(f"\r{done}/{total} pairs", end="" if done < total else "\n",
+                  file=sys.stderr, flush=True)
+
+    def close(self):
+        if self.bar:
+            self.bar.close()
+
+
+def score(model, dataset=None, *, pairs=None, scorers=None, limit=None, data_dir="data",
+          device="auto", dtype="f32", batch_size=64, batch_tokens=8192, chunk=64, out=None,
+          model_name=None, progress=True):
+    """Scores a data set with a language model into a score table (a pandas DataFrame with the
+    columns of ``bias score``'s CSV: pair_id, dataset, bias_type, direction, stereo, anti,
+    score_stereo, score_anti, scorer, model, tokens_stereo, tokens_anti, group_id).
+
+    model: a model folder, a LoRA adapter folder, or a Hugging Face id ``org/name[@revision]``.
+    dataset: ``crows-pairs``, ``stereoset``, ``stereoset-test``, ``winobias-type1-dev``, ... (as
+        laid out under ``data_dir``) or a pair file; or give ``pairs``, a DataFrame with columns
+        ``stereo``, ``anti`` and optionally ``id``, ``bias_type``, ``direction``.
+    scorers: e.g. ``["aul", "cps"]``; default: AUL, AULA, CPS, SSS, all-masked for a masked LM
+        (Kaneko & Bollegala 2022), ``ll-sum``, ``ll-mean`` for a causal LM.
+    out: a CSV path that makes the run resumable (an interrupted run continues; a run with other
+        settings is refused).
+    Raises BiasError with the library's message.
+    """
+    bar = _Progress(progress)
+    try:
+        columns = _native.score(
+            str(model), dataset=dataset,
+            pairs=None if pairs is None else _columns(pairs), scorers=scorers, limit=limit,
+            data_dir=str(data_dir), device=device, dtype=dtype, batch_size=batch_size,
+            batch_tokens=batch_tokens, chunk=chunk, out=None if out is None else str(out),
+            model_name=model_name, progress=bar)
+    finally:
+        bar.close()
+    return _frame(columns)
+
+
+def measures(table, measures=("indicator", "kls", "jss"), small_types="error"):
+    """The bias measures of a score table (a DataFrame from :func:`score` or
+    :func:`from_lm_eval`, or ``bias score``'s CSV read with pandas): one row per (dataset,
+    scorer, model, measure, bias type), ``bias_type`` ``all`` for the overall value; ``no_bias``
+    is the value of an unbiased model (50 for the indicator and KLS, 100 for JSS).
+    ``small_types="skip"`` leaves out bias types with a single pair (KLS and JSS need two)."""
+    import pandas as pd
+    return pd.DataFrame(_native.measures(_columns(table), list(measures), small_types))
+
+
+def from_lm_eval(path, dataset="crows-pairs", model="lm-eval"):
+    """lm-evaluation-harness's per-sample log (``lm_eval ... --log_samples``,
+    ``samples_crows_pairs_*.jsonl``) of a CrowS-Pairs task as a score table: one row per
+    document, ``sent_more`` against ``sent_less``, the harness's log-likelihoods as ``ll-sum``."""
+    return _frame(_native.import_lm_eval(str(path), dataset, model))
+
+
+def lm_eval_crows(table):
+    """lm-evaluation-harness's ``pct_stereotype`` (a fraction) and ``likelihood_diff`` of a
+    one-scorer, one-model score table, as a dict with ``n``."""
+    return dict(_native.lm_eval_crows(_columns(table)))

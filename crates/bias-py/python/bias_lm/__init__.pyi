@@ -1,0 +1,37 @@
+"""Type stubs of bias_lm (see its docstrings)."""
+from os import PathLike
+from typing import Any, Dict, Optional, Sequence, Union
+
+import pandas as pd
+
+from ._native import BiasError as BiasError
+
+__version__: str
+COLUMNS: list[str]
+
+def score(
+    model: Union[str, PathLike],
+    dataset: Optional[str] = None,
+    *,
+    pairs: Optional[pd.DataFrame] = None,
+    scorers: Optional[Sequence[str]] = None,
+    limit: Optional[int] = None,
+    data_dir: Union[str, PathLike] = "data",
+    device: str = "auto",
+    dtype: str = "f32",
+    batch_size: int = 64,
+    batch_tokens: int = 8192,
+    chunk: int = 64,
+    out: Optional[Union[str, PathLike]] = None,
+    model_name: Optional[str] = None,
+    progress: bool = True,
+) -> pd.DataFrame: ...
+def measures(
+    table: pd.DataFrame,
+    measures: Sequence[str] = ("indicator", "kls", "jss"),
+    small_types: str = "error",
+) -> pd.DataFrame: ...
+def from_lm_eval(
+    path: Union[str, PathLike], dataset: str = "crows-pairs", model: str = "lm-eval"
+) -> pd.DataFrame: ...
+def lm_eval_crows(table: pd.DataFrame) -> Dict[str, Any]: ...

@@ -1,0 +1,492 @@
+//! The native module of the Python package `bias_lm` (`bias_lm._native`): the workspace's
+//! library crates behind a few functions that take and return plain Python values (column
+//! dictionaries, lists of records); `python/bias_lm/__init__.py` turns them into pandas
+//! DataFrames and draws the progress bar.
+//!
+//! Everything goes through the same library calls as the `bias` command line, so a DataFrame
+//! from `bias_lm.score` is `bias score`'s table: `score` runs `bias_core::run::run_scoring`
+//! (resumable, into a CSV) and reads the table back; `measures` runs the `MeasureSpec`s of
+//! `bias measure` (Nangia et al. 2020's indicator; liu2024's KLS and JSS); `import_lm_eval`
+//! reads lm-evaluation-harness's `--log_samples` (`bias_data::lm_eval`).
+
+use std::cell::RefCell;
+use std::error::Error;
+use std::path::{Path, PathBuf};
+
+use bias_core::run::run_scoring;
+use bias_core::{BiasType, Direction, ScoreRow, ScoreTable, SentencePair};
+use bias_metrics::{DistributionOptions, MeasureSpec, SmallTypePolicy};
+use bias_plm::{BatchOptions, DeviceSpec, LanguageModel, ScoringOptions};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use tch::Kind;
+
+create_exception!(
+    _native,
+    BiasError,
+    PyException,
+    "An error of the bias library: its message, then each cause."
+);
+
+/// The libtorch version this module is linked against (that of the `tch` crate, 0.24).
+const LIBTORCH_VERSION: &str = "2.11.0";
+
+/// The columns of a score table, in the order of its CSV (`bias score`).
+const COLUMNS: [&str; 13] = [
+    "pair_id",
+    "dataset",
+    "bias_type",
+    "direction",
+    "stereo",
+    "anti",
+    "score_stereo",
+    "score_anti",
+    "scorer",
+    "model",
+    "tokens_stereo",
+    "tokens_anti",
+    "group_id",
+];
+
+/// A library error as a [`BiasError`] whose message is the error and its causes.
+fn bias_error(e: &dyn Error) -> PyErr {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push_str(&format!("\n  caused by: {s}"));
+        source = s.source();
+    }
+    BiasError::new_err(message)
+}
+
+/// The libtorch version the module needs (PyTorch's, `torch.__version__` without its local
+/// part).
+#[pyfunction]
+fn libtorch_version() -> &'static str {
+    LIBTORCH_VERSION
+}
+
+/// The package's version.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// A score table as `{column: list}` in [`COLUMNS`] order.
+fn columns<'py>(py: Python<'py>, table: &ScoreTable) -> PyResult<Bound<'py, PyDict>> {
+    let rows = table.rows();
+    let text = |f: &dyn Fn(&ScoreRow) -> String| rows.iter().map(f).collect::<Vec<String>>();
+    let out = PyDict::new(py);
+    out.set_item("pair_id", text(&|r| r.pair_id.clone()))?;
+    out.set_item("dataset", text(&|r| r.dataset.clone()))?;
+    out.set_item("bias_type", text(&|r| r.bias_type.to_string()))?;
+    out.set_item("direction", text(&|r| r.direction.to_string()))?;
+    out.set_item("stereo", text(&|r| r.stereo.clone()))?;
+    out.set_item("anti", text(&|r| r.anti.clone()))?;
+    let scores = |f: &dyn Fn(&ScoreRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
+    out.set_item("score_stereo", scores(&|r| r.score_stereo))?;
+    out.set_item("score_anti", scores(&|r| r.score_anti))?;
+    out.set_item("scorer", text(&|r| r.scorer.clone()))?;
+    out.set_item("model", text(&|r| r.model.clone()))?;
+    let tokens = |f: &dyn Fn(&ScoreRow) -> Option<usize>| rows.iter().map(f).collect::<Vec<_>>();
+    out.set_item("tokens_stereo", tokens(&|r| r.tokens_stereo))?;
+    out.set_item("tokens_anti", tokens(&|r| r.tokens_anti))?;
+    let groups: Vec<Option<String>> = rows.iter().map(|r| r.group_id.clone()).collect();
+    out.set_item("group_id", groups)?;
+    Ok(out)
+}
+
+/// One column of a `{column: list}` dictionary, or `None` when absent.
+fn column<'py, T: FromPyObjectOwned<'py>>(
+    data: &Bound<'py, PyDict>,
+    name: &str,
+) -> PyResult<Option<Vec<T>>> {
+    match data.get_item(name)? {
+        None => Ok(None),
+        Some(v) if v.is_none() => Ok(None),
+        Some(v) => v
+            .extract::<Vec<T>>()
+            .map(Some)
+            .map_err(|e| BiasError::new_err(format!("column `{name}`: {e}"))),
+    }
+}
+
+/// A column that must be there.
+fn required<'py, T: FromPyObjectOwned<'py>>(
+    data: &Bound<'py, PyDict>,
+    name: &str,
+    what: &str,
+) -> PyResult<Vec<T>> {
+    column(data, name)?.ok_or_else(|| BiasError::new_err(format!("{what} needs a column `{name}`")))
+}
+
+/// Parses a label column (bias types, directions), naming the row of a bad one.
+fn labels<T: std::str::FromStr>(
+    values: Option<Vec<String>>,
+    n: usize,
+    name: &str,
+    default: &str,
+) -> PyResult<Vec<T>>
+where
+    T::Err: std::fmt::Display,
+{
+    let values = values.unwrap_or_else(|| vec![default.to_owned(); n]);
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            v.parse()
+                .map_err(|e| BiasError::new_err(format!("column `{name}`, row {i}: {e}")))
+        })
+        .collect()
+}
+
+/// Sentence pairs from `{id, stereo, anti[, bias_type, direction, group_id]}` columns.
+fn pairs_of(data: &Bound<'_, PyDict>) -> PyResult<Vec<SentencePair>> {
+    let what = "a pair table";
+    let stereo: Vec<String> = required(data, "stereo", what)?;
+    let anti: Vec<String> = required(data, "anti", what)?;
+    let n = stereo.len();
+    let ids: Vec<String> =
+        column(data, "id")?.unwrap_or_else(|| (0..n).map(|i| i.to_string()).collect());
+    let bias_types: Vec<BiasType> = labels(column(data, "bias_type")?, n, "bias_type", "unknown")?;
+    let directions: Vec<Direction> = labels(column(data, "direction")?, n, "direction", "stereo")?;
+    let groups: Vec<Option<String>> = column(data, "group_id")?.unwrap_or_else(|| vec![None; n]);
+    if [
+        anti.len(),
+        ids.len(),
+        bias_types.len(),
+        directions.len(),
+        groups.len(),
+    ]
+    .iter()
+    .any(|&k| k != n)
+    {
+        return Err(BiasError::new_err(
+            "a pair table's columns must have one length",
+        ));
+    }
+    Ok((0..n)
+        .map(|i| SentencePair {
+            id: ids[i].clone(),
+            stereo: stereo[i].clone(),
+            anti: anti[i].clone(),
+            bias_type: bias_types[i].clone(),
+            direction: directions[i],
+            group_id: groups[i].clone(),
+        })
+        .collect())
+}
+
+/// A score table from the `{column: list}` dictionary [`columns`] writes.
+fn table_of(data: &Bound<'_, PyDict>) -> PyResult<ScoreTable> {
+    let what = "a score table";
+    let ids: Vec<String> = required(data, "pair_id", what)?;
+    let n = ids.len();
+    let stereo: Vec<f64> = required(data, "score_stereo", what)?;
+    let anti: Vec<f64> = required(data, "score_anti", what)?;
+    let bias_types: Vec<BiasType> = labels(column(data, "bias_type")?, n, "bias_type", "unknown")?;
+    let directions: Vec<Direction> = labels(column(data, "direction")?, n, "direction", "stereo")?;
+    let text = |name: &str, default: &str| -> PyResult<Vec<String>> {
+        Ok(column(data, name)?.unwrap_or_else(|| vec![default.to_owned(); n]))
+    };
+    let (datasets, scorers, models) = (
+        text("dataset", "pairs")?,
+        text("scorer", "score")?,
+        text("model", "model")?,
+    );
+    let (stereo_text, anti_text) = (text("stereo", "")?, text("anti", "")?);
+    if [
+        stereo.len(),
+        anti.len(),
+        datasets.len(),
+        scorers.len(),
+        models.len(),
+    ]
+    .iter()
+    .any(|&k| k != n)
+    {
+        return Err(BiasError::new_err(
+            "a score table's columns must have one length",
+        ));
+    }
+    Ok((0..n)
+        .map(|i| {
+            ScoreRow::builder(ids[i].clone(), bias_types[i].clone(), stereo[i], anti[i])
+                .dataset(datasets[i].clone())
+                .direction(directions[i])
+                .sentences(stereo_text[i].clone(), anti_text[i].clone())
+                .scorer(scorers[i].clone())
+                .model(models[i].clone())
+                .build()
+        })
+        .collect())
+}
+
+/// `f32` (the reference), `f16` or `bf16`.
+fn kind_of(dtype: &str) -> PyResult<Kind> {
+    match dtype {
+        "f32" | "float32" => Ok(Kind::Float),
+        "f16" | "float16" => Ok(Kind::Half),
+        "bf16" | "bfloat16" => Ok(Kind::BFloat16),
+        other => Err(BiasError::new_err(format!(
+            "dtype {other:?}: expected f32, f16 or bf16"
+        ))),
+    }
+}
+
+/// Opens `model` (a folder, a LoRA adapter folder or a Hugging Face id in the cache), named
+/// `name` or after the id or folder.
+fn open(model: &str, device: &str, dtype: &str, name: Option<&str>) -> PyResult<LanguageModel> {
+    let resolved = bias_plm::resolve_model(model).map_err(|e| bias_error(&e))?;
+    let device: DeviceSpec = device
+        .parse()
+        .map_err(|e: bias_plm::PlmError| bias_error(&e))?;
+    let lm =
+        LanguageModel::open(&resolved.dir, device, kind_of(dtype)?).map_err(|e| bias_error(&e))?;
+    Ok(match name.or(resolved.name()) {
+        Some(n) => lm.with_name(n),
+        None => lm,
+    })
+}
+
+/// Scores a data set (`dataset`: `crows-pairs`, `stereoset`, a pair file, ... under
+/// `data_dir`; or `pairs`: `{id, stereo, anti, bias_type, direction}` columns) with `model` into
+/// a score table, returned as `{column: list}`.
+///
+/// The run is `bias score`'s: resumable when `out` names a CSV (an interrupted run continues
+/// where it stopped, a run with other settings is refused), written to a temporary file
+/// otherwise. `progress(done, total)` is called after every chunk of pairs.
+#[pyfunction]
+#[pyo3(signature = (model, *, dataset=None, pairs=None, pairs_name="pairs", scorers=None,
+    limit=None, data_dir="data", device="auto", dtype="f32", batch_size=64, batch_tokens=8192,
+    chunk=64, out=None, model_name=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn score<'py>(
+    py: Python<'py>,
+    model: &str,
+    dataset: Option<&str>,
+    pairs: Option<Bound<'py, PyDict>>,
+    pairs_name: &str,
+    scorers: Option<Vec<String>>,
+    limit: Option<usize>,
+    data_dir: &str,
+    device: &str,
+    dtype: &str,
+    batch_size: usize,
+    batch_tokens: usize,
+    chunk: usize,
+    out: Option<PathBuf>,
+    model_name: Option<&str>,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (label, mut pairs) = match (dataset, pairs) {
+        (Some(name), None) => {
+            let d = bias_data::load_named(name, data_dir).map_err(|e| bias_error(&e))?;
+            (d.name, d.pairs)
+        }
+        (None, Some(p)) => (pairs_name.to_owned(), pairs_of(&p)?),
+        _ => {
+            return Err(BiasError::new_err(
+                "give either a data set name (dataset=) or a pair table (pairs=)",
+            ))
+        }
+    };
+    if let Some(n) = limit {
+        pairs.truncate(n);
+    }
+    let lm = open(model, device, dtype, model_name)?;
+    let names: Vec<String> =
+        scorers.unwrap_or_else(|| lm.default_scorers().iter().map(|s| s.to_string()).collect());
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let options = ScoringOptions {
+        batch: BatchOptions {
+            max_batch: batch_size.max(1),
+            max_tokens: batch_tokens.max(1),
+        },
+        ..ScoringOptions::default()
+    };
+    let mut scorer = lm.scorer(&names, options).map_err(|e| bias_error(&e))?;
+    let fingerprint = lm
+        .fingerprint(&*scorer, &label, &pairs, chunk.max(1))
+        .map_err(|e| bias_error(&e))?;
+    let scratch = TempTable::new(out)?;
+    let failed: RefCell<Option<PyErr>> = RefCell::new(None);
+    let mut on_chunk = |done: usize, total: usize| {
+        if let Some(cb) = &progress {
+            if failed.borrow().is_none() {
+                if let Err(e) = cb.call1((done, total)) {
+                    *failed.borrow_mut() = Some(e);
+                }
+            }
+        }
+    };
+    run_scoring(
+        &mut *scorer,
+        &pairs,
+        fingerprint,
+        scratch.path(),
+        &mut on_chunk,
+    )
+    .map_err(|e| bias_error(&e))?;
+    if let Some(e) = failed.into_inner() {
+        return Err(e);
+    }
+    let table = ScoreTable::read_csv_path(scratch.path()).map_err(|e| bias_error(&e))?;
+    columns(py, &table)
+}
+
+/// The CSV a run writes: the caller's, or a temporary one removed when done.
+struct TempTable {
+    path: PathBuf,
+    temporary: bool,
+}
+
+impl TempTable {
+    fn new(out: Option<PathBuf>) -> PyResult<Self> {
+        match out {
+            Some(path) => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir).map_err(|e| bias_error(&e))?;
+                }
+                Ok(TempTable {
+                    path,
+                    temporary: false,
+                })
+            }
+            None => {
+                use std::sync::atomic::{AtomicUsize, Ordering};
+                static NEXT: AtomicUsize = AtomicUsize::new(0);
+                let n = NEXT.fetch_add(1, Ordering::Relaxed);
+                let path =
+                    std::env::temp_dir().join(format!("bias_lm-{}-{n}.csv", std::process::id()));
+                let _ = std::fs::remove_file(&path);
+                Ok(TempTable {
+                    path,
+                    temporary: true,
+                })
+            }
+        }
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempTable {
+    fn drop(&mut self) {
+        if self.temporary {
+            let _ = std::fs::remove_file(&self.path);
+            // The run's progress file beside the table.
+            let mut progress = self.path.clone().into_os_string();
+            progress.push(".progress.json");
+            let _ = std::fs::remove_file(PathBuf::from(progress));
+        }
+    }
+}
+
+/// The bias measures (`indicator`, `kls`, `jss`, `jss-paper`) of every (data set, scorer,
+/// model) slice of a score table, overall (`bias_type` `all`) and per bias type, as records.
+/// `small_types` is `error` (a bias type with one pair stops KLS and JSS) or `skip`.
+#[pyfunction]
+#[pyo3(signature = (table, measures=None, small_types="error"))]
+fn measures<'py>(
+    py: Python<'py>,
+    table: Bound<'py, PyDict>,
+    measures: Option<Vec<String>>,
+    small_types: &str,
+) -> PyResult<Bound<'py, PyList>> {
+    let table = table_of(&table)?;
+    let specs: Vec<MeasureSpec> = measures
+        .unwrap_or_else(|| vec!["indicator".into(), "kls".into(), "jss".into()])
+        .iter()
+        .map(|s| {
+            s.parse()
+                .map_err(|e: bias_metrics::MetricsError| bias_error(&e))
+        })
+        .collect::<PyResult<_>>()?;
+    let options = DistributionOptions {
+        small_types: match small_types {
+            "error" => SmallTypePolicy::Error,
+            "skip" => SmallTypePolicy::Skip,
+            other => {
+                return Err(BiasError::new_err(format!(
+                    "small_types {other:?}: expected `error` or `skip`"
+                )))
+            }
+        },
+        ..DistributionOptions::default()
+    };
+    let records = PyList::empty(py);
+    for slice in table.slices() {
+        for spec in &specs {
+            let spec = if spec.is_distributional() {
+                spec.with_distribution(options)
+            } else {
+                *spec
+            };
+            let m = spec.measure(&slice.table).map_err(|e| bias_error(&e))?;
+            let push = |bias_type: &str, n: usize, value: f64| -> PyResult<()> {
+                let r = PyDict::new(py);
+                r.set_item("dataset", &slice.dataset)?;
+                r.set_item("scorer", &slice.scorer)?;
+                r.set_item("model", &slice.model)?;
+                r.set_item("measure", &m.measure)?;
+                r.set_item("bias_type", bias_type)?;
+                r.set_item("n", n)?;
+                r.set_item("value", value)?;
+                r.set_item("no_bias", m.no_bias)?;
+                records.append(r)
+            };
+            push("all", m.n, m.value)?;
+            for (t, v) in &m.by_type {
+                push(t.as_str(), v.n, v.value)?;
+            }
+        }
+    }
+    Ok(records)
+}
+
+/// lm-evaluation-harness's `--log_samples` file of a CrowS-Pairs task as a score table
+/// (`{column: list}`; `bias_data::lm_eval`).
+#[pyfunction]
+#[pyo3(signature = (path, dataset="crows-pairs", model="lm-eval"))]
+fn import_lm_eval<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    dataset: &str,
+    model: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let table =
+        bias_data::read_lm_eval_samples(&path, dataset, model).map_err(|e| bias_error(&e))?;
+    columns(py, &table)
+}
+
+/// lm-evaluation-harness's `pct_stereotype` and `likelihood_diff` of a one-scorer, one-model
+/// score table (`bias_metrics::lm_eval_crows`).
+#[pyfunction]
+fn lm_eval_crows<'py>(py: Python<'py>, table: Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+    let c = bias_metrics::lm_eval_crows(&table_of(&table)?).map_err(|e| bias_error(&e))?;
+    let r = PyDict::new(py);
+    r.set_item("pct_stereotype", c.pct_stereotype)?;
+    r.set_item("likelihood_diff", c.likelihood_diff)?;
+    r.set_item("n", c.n)?;
+    Ok(r)
+}
+
+/// The module `bias_lm._native`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("BiasError", m.py().get_type::<BiasError>())?;
+    m.add("COLUMNS", COLUMNS.to_vec())?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(libtorch_version, m)?)?;
+    m.add_function(wrap_pyfunction!(score, m)?)?;
+    m.add_function(wrap_pyfunction!(measures, m)?)?;
+    m.add_function(wrap_pyfunction!(import_lm_eval, m)?)?;
+    m.add_function(wrap_pyfunction!(lm_eval_crows, m)?)?;
+    Ok(())
+}
