@@ -23,6 +23,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tch::Kind;
 
+mod studies;
+
 create_exception!(
     _native,
     BiasError,
@@ -488,5 +490,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(measures, m)?)?;
     m.add_function(wrap_pyfunction!(import_lm_eval, m)?)?;
     m.add_function(wrap_pyfunction!(lm_eval_crows, m)?)?;
+    m.add_function(wrap_pyfunction!(studies::subsample, m)?)?;
+    m.add_function(wrap_pyfunction!(studies::reproduce, m)?)?;
+    m.add_function(wrap_pyfunction!(studies::weat_arrays, m)?)?;
+    m.add_function(wrap_pyfunction!(studies::same_arrays, m)?)?;
+    m.add_function(wrap_pyfunction!(studies::lookup_vectors, m)?)?;
     Ok(())
 }

@@ -102,3 +102,59 @@ def test_errors_carry_the_library_message():
         bias_lm.score(BERT, progress=False)
     with pytest.raises(bias_lm.BiasError, match="dtype"):
         bias_lm.score(BERT, "crows-pairs", data_dir=DATA, dtype="f8", progress=False)
+
+
+def test_subsample_study_of_two_models():
+    tables = [bias_lm.score(m, "crows-pairs", limit=120, data_dir=DATA, device="cpu",
+                            scorers=["ll-sum"], progress=False)
+              for m in (GPT2, ROOT / "fixtures" / "models" / "llama")]
+    study = bias_lm.subsample(pd.concat(tables), rates=[0.5, 0.8], repeats=5,
+                              kls_jss_scorer="ll-sum", measures=["indicator"])
+    stats = study["measure_stats"]
+    assert set(stats.model) == {"gpt2", "llama"}
+    assert sorted(set(stats.rate)) == [0.5, 0.8]
+    assert len(study["rank_agreement"]) == 2
+
+
+def test_weat_and_same_by_hand():
+    import numpy as np
+    rng = np.random.default_rng(0)
+    x, y, a, b = (rng.normal(size=(4, 6)) for _ in range(4))
+
+    def cos(u, v):
+        return u @ v / np.linalg.norm(u) / np.linalg.norm(v)
+
+    def s(w):
+        return np.mean([cos(w, v) for v in a]) - np.mean([cos(w, v) for v in b])
+
+    sx, sy = [s(w) for w in x], [s(w) for w in y]
+    d = (np.mean(sx) - np.mean(sy)) / np.std(sx + sy)  # ddof 0
+    got = bias_lm.weat(x, y, a, b)
+    assert got["effect_size"] == pytest.approx(d, abs=1e-12)
+    assert got["s_x"] == pytest.approx(sx, abs=1e-12)
+
+    unit = lambda m: m / np.linalg.norm(m, axis=1, keepdims=True)  # noqa: E731
+    direction = unit(a).mean(axis=0) - unit(b).mean(axis=0)
+    per = [cos(t, direction) for t in x]
+    got = bias_lm.same(x, a, b)
+    assert got["per_target"] == pytest.approx(per, abs=1e-12)
+    assert got["value"] == pytest.approx(np.mean(np.abs(per)), abs=1e-12)
+
+
+def test_word_vectors_from_a_glove_file(tmp_path):
+    path = tmp_path / "vectors.txt"
+    path.write_text("he 1 0 0\nshe 0 1 0\ndoctor 0.5 0.2 0.1\n")
+    vectors, missing = bias_lm.word_vectors(path, ["he", "she", "nurse"])
+    assert vectors.tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    assert missing == ["nurse"]
+
+
+def test_reproduce_liu2024_writes_its_index(tmp_path):
+    models = [ROOT / "fixtures" / "models" / m for m in ("bert", "roberta", "albert")]
+    artifacts = bias_lm.reproduce("liu2024", models, tmp_path / "liu", data_dir=DATA,
+                                  max_pairs=40, device="cpu")
+    assert {"id", "title", "status", "files"} <= set(artifacts.columns)
+    assert len(artifacts) > 3
+    assert (tmp_path / "liu" / "index.html").exists()
+    with pytest.raises(bias_lm.BiasError, match="paper"):
+        bias_lm.reproduce("nope", models, tmp_path / "x", data_dir=DATA)

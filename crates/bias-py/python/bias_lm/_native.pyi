@@ -33,3 +33,28 @@ def measures(
 ) -> List[Dict[str, Any]]: ...
 def import_lm_eval(path: str, dataset: str = "crows-pairs", model: str = "lm-eval") -> Dict[str, List[Any]]: ...
 def lm_eval_crows(table: Dict[str, List[Any]]) -> Dict[str, Any]: ...
+def subsample(
+    table: Dict[str, List[Any]],
+    measures: Optional[Sequence[str]] = None,
+    rates: Optional[Sequence[float]] = None,
+    repeats: int = 100,
+    seed: int = 0,
+    kls_jss_scorer: str = "aul",
+) -> str: ...
+def reproduce(
+    paper: str,
+    models: List[str],
+    out: str,
+    data_dir: str = "data",
+    max_pairs: Optional[int] = None,
+    device: str = "auto",
+    dtype: str = "f32",
+) -> List[Dict[str, Any]]: ...
+def weat_arrays(
+    x: List[List[float]], y: List[List[float]], a: List[List[float]], b: List[List[float]],
+    ddof: int = 0,
+) -> Dict[str, Any]: ...
+def same_arrays(
+    targets: List[List[float]], a0: List[List[float]], a1: List[List[float]]
+) -> Dict[str, Any]: ...
+def lookup_vectors(path: str, words: List[str], lower: bool = False) -> "tuple[List[List[float]], List[str]]": ...
