@@ -24,6 +24,7 @@ use pyo3::types::{PyDict, PyList};
 use tch::Kind;
 
 mod studies;
+mod tasks;
 
 create_exception!(
     _native,
@@ -495,5 +496,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(studies::weat_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(studies::same_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(studies::lookup_vectors, m)?)?;
+    m.add_function(wrap_pyfunction!(tasks::bbq, m)?)?;
+    m.add_function(wrap_pyfunction!(tasks::winogender, m)?)?;
+    m.add_function(wrap_pyfunction!(tasks::stereoset, m)?)?;
     Ok(())
 }

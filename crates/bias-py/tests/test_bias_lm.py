@@ -158,3 +158,22 @@ def test_reproduce_liu2024_writes_its_index(tmp_path):
     assert (tmp_path / "liu" / "index.html").exists()
     with pytest.raises(bias_lm.BiasError, match="paper"):
         bias_lm.reproduce("nope", models, tmp_path / "x", data_dir=DATA)
+
+
+def cli_json(*args):
+    done = subprocess.run([str(BIAS), *map(str, args), "--data-dir", str(DATA), "--device", "cpu",
+                           "--json"], check=True, capture_output=True, text=True)
+    return json.loads(done.stdout)
+
+
+def test_tasks_equal_bias_task(tmp_path):
+    got = bias_lm.bbq(GPT2, data_dir=DATA, per_category=3, device="cpu", progress=False)
+    assert got == cli_json("task", "bbq", "--model", GPT2, "--per-category", 3)
+    got = bias_lm.stereoset(ROOT / "fixtures" / "models" / "bert-nsp", data_dir=DATA, limit=8,
+                            device="cpu", out=tmp_path / "ss", progress=False)
+    assert got["intersentence"] == "next-sentence-head"
+    assert got == cli_json("task", "stereoset", "--model", ROOT / "fixtures" / "models" / "bert-nsp",
+                           "--limit", 8)
+    assert (tmp_path / "ss" / "stereoset-dev.jsonl").exists()
+    with pytest.raises(bias_lm.BiasError, match="causal LM"):
+        bias_lm.winogender(BERT, data_dir=DATA, device="cpu", progress=False)

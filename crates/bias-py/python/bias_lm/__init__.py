@@ -55,7 +55,8 @@ __version__ = _native.version()
 COLUMNS = list(_native.COLUMNS)
 
 __all__ = ["score", "measures", "from_lm_eval", "lm_eval_crows", "subsample", "reproduce",
-           "weat", "same", "word_vectors", "BiasError", "COLUMNS", "__version__"]
+           "weat", "same", "word_vectors", "bbq", "winogender", "stereoset", "BiasError",
+           "COLUMNS", "__version__"]
 
 
 def _frame(columns):
@@ -221,3 +222,41 @@ def word_vectors(path, words, lower=False):
     import numpy as np
     found, missing = _native.lookup_vectors(str(path), list(words), lower)
     return np.asarray(found, dtype=np.float64), missing
+
+
+def _task(run, progress):
+    import json
+    bar = _Progress(progress)
+    try:
+        return json.loads(run(bar))
+    finally:
+        bar.close()
+
+
+def bbq(model, data_dir="data", categories=None, per_category=None, device="auto", dtype="f32",
+        out=None, chunk=64, progress=True):
+    """BBQ (Parrish et al. 2022) with a causal LM, as ``bias task bbq --json``:
+    lm-evaluation-harness's ``bbq`` accuracies and the BBQ authors' bias scores, with intervals.
+    ``out`` (a folder) makes the run resumable."""
+    return _task(lambda bar: _native.bbq(
+        str(model), str(data_dir), categories, per_category, device, dtype,
+        None if out is None else str(out), chunk, bar), progress)
+
+
+def winogender(model, data_dir="data", device="auto", dtype="f32", out=None, chunk=64,
+               progress=True):
+    """Winogender (Rudinger et al. 2018) with a causal LM: lm-evaluation-harness's
+    ``winogender_*`` accuracies, as ``bias task winogender --json``."""
+    return _task(lambda bar: _native.winogender(
+        str(model), str(data_dir), device, dtype, None if out is None else str(out), chunk, bar),
+        progress)
+
+
+def stereoset(model, split="dev", data_dir="data", limit=None, intersentence="auto",
+              device="auto", dtype="f32", out=None, chunk=64, progress=True):
+    """StereoSet in full (Nadeem et al. 2021): SS, LMS and ICAT of the intrasentence and
+    intersentence tasks, per domain and overall, with intervals, as ``bias task stereoset
+    --json``; BERT's next-sentence head for the intersentence task when the checkpoint has it."""
+    return _task(lambda bar: _native.stereoset(
+        str(model), split, str(data_dir), limit, intersentence, device, dtype,
+        None if out is None else str(out), chunk, bar), progress)

@@ -57,3 +57,35 @@ def same(targets: Any, a0: Any, a1: Any) -> Dict[str, Any]: ...
 def word_vectors(
     path: Union[str, PathLike], words: Sequence[str], lower: bool = False
 ) -> "tuple[Any, list[str]]": ...
+def bbq(
+    model: Union[str, PathLike],
+    data_dir: Union[str, PathLike] = "data",
+    categories: Optional[Sequence[str]] = None,
+    per_category: Optional[int] = None,
+    device: str = "auto",
+    dtype: str = "f32",
+    out: Optional[Union[str, PathLike]] = None,
+    chunk: int = 64,
+    progress: bool = True,
+) -> Dict[str, Any]: ...
+def winogender(
+    model: Union[str, PathLike],
+    data_dir: Union[str, PathLike] = "data",
+    device: str = "auto",
+    dtype: str = "f32",
+    out: Optional[Union[str, PathLike]] = None,
+    chunk: int = 64,
+    progress: bool = True,
+) -> Dict[str, Any]: ...
+def stereoset(
+    model: Union[str, PathLike],
+    split: str = "dev",
+    data_dir: Union[str, PathLike] = "data",
+    limit: Optional[int] = None,
+    intersentence: str = "auto",
+    device: str = "auto",
+    dtype: str = "f32",
+    out: Optional[Union[str, PathLike]] = None,
+    chunk: int = 64,
+    progress: bool = True,
+) -> Dict[str, Any]: ...

@@ -58,3 +58,20 @@ def same_arrays(
     targets: List[List[float]], a0: List[List[float]], a1: List[List[float]]
 ) -> Dict[str, Any]: ...
 def lookup_vectors(path: str, words: List[str], lower: bool = False) -> "tuple[List[List[float]], List[str]]": ...
+def bbq(
+    model: str, data_dir: str = "data", categories: Optional[Sequence[str]] = None,
+    per_category: Optional[int] = None, device: str = "auto", dtype: str = "f32",
+    out: Optional[str] = None, chunk: int = 64,
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> str: ...
+def winogender(
+    model: str, data_dir: str = "data", device: str = "auto", dtype: str = "f32",
+    out: Optional[str] = None, chunk: int = 64,
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> str: ...
+def stereoset(
+    model: str, split: str = "dev", data_dir: str = "data", limit: Optional[int] = None,
+    intersentence: str = "auto", device: str = "auto", dtype: str = "f32",
+    out: Optional[str] = None, chunk: int = 64,
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> str: ...

@@ -1,0 +1,314 @@
+//! The benchmarks scored by continuations, as `bias task` runs them, for `bias_lm`: BBQ
+//! (Parrish et al. 2022; lm-evaluation-harness's accuracies and the BBQ authors' bias scores),
+//! Winogender (Rudinger et al. 2018; lm-evaluation-harness's `winogender_*` accuracies) and
+//! StereoSet in full (Nadeem et al. 2021; SS, LMS and ICAT of both tasks). Each returns the JSON
+//! `bias task NAME --json` prints, resumable through a log file like `bias task --out`.
+
+use std::path::{Path, PathBuf};
+
+use bias_core::ContinuationScorer;
+use bias_data::bbq::BbqCategory;
+use bias_plm::{CausalScorerKind, DeviceSpec, LanguageModel, NextSentenceModel, ScoringOptions};
+use bias_tasks::choice::{score_choices, ChoiceRunOptions, MultipleChoice};
+use bias_tasks::stereoset::{Intersentence, SplitByContext};
+use bias_tasks::winogender::{accuracies, multiple_choice};
+use pyo3::prelude::*;
+
+use crate::{bias_error, kind_of, BiasError};
+
+/// A model opened for a task, with the log that makes its run resumable.
+struct TaskRun {
+    lm: LanguageModel,
+    dir: PathBuf,
+    device: DeviceSpec,
+    kind: tch::Kind,
+    log: Option<(PathBuf, String)>,
+}
+
+impl TaskRun {
+    fn open(model: &str, device: &str, dtype: &str, out: Option<PathBuf>) -> PyResult<Self> {
+        let resolved = bias_plm::resolve_model(model).map_err(|e| bias_error(&e))?;
+        let device: DeviceSpec = device
+            .parse()
+            .map_err(|e: bias_plm::PlmError| bias_error(&e))?;
+        let kind = kind_of(dtype)?;
+        let lm = LanguageModel::open(&resolved.dir, device, kind).map_err(|e| bias_error(&e))?;
+        let lm = match resolved.name() {
+            Some(n) => lm.with_name(n),
+            None => lm,
+        };
+        if let Some(dir) = &out {
+            std::fs::create_dir_all(dir).map_err(|e| bias_error(&e))?;
+        }
+        Ok(TaskRun {
+            lm,
+            dir: resolved.dir,
+            device,
+            kind,
+            log: out.map(|d| (d, String::new())),
+        })
+    }
+
+    /// `TASK.jsonl` in the output folder and the run's identity (`bias task`'s).
+    fn log(&mut self, task: &str, name: &str) -> PyResult<Option<(&Path, &str)>> {
+        let digest = self.lm.digest().map_err(|e| bias_error(&e))?.to_owned();
+        Ok(match &mut self.log {
+            None => None,
+            Some((dir, run)) => {
+                let path = if dir.extension().is_some_and(|e| e == "jsonl") {
+                    dir.clone()
+                } else {
+                    dir.join(format!("{task}.jsonl"))
+                };
+                *dir = path;
+                *run = format!("{task} on {name} ({digest})");
+                Some((dir.as_path(), run.as_str()))
+            }
+        })
+    }
+}
+
+/// The causal LM BBQ and Winogender score answers with, or an error naming the model.
+fn causal(lm: &LanguageModel) -> PyResult<&bias_plm::CausalLm> {
+    match lm {
+        LanguageModel::Causal(c) => Ok(c),
+        other => Err(BiasError::new_err(format!(
+            "{}: a masked LM; BBQ and Winogender score answers with a causal LM ({})",
+            other.name(),
+            bias_plm::CausalType::supported_list()
+        ))),
+    }
+}
+
+/// Calls `progress(done, total)`, keeping the first Python error for after the run.
+fn reporter<'a, 'py>(
+    progress: &'a Option<Bound<'py, PyAny>>,
+    failed: &'a std::cell::RefCell<Option<PyErr>>,
+) -> impl FnMut(usize, usize) + 'a {
+    move |done, total| {
+        if let Some(cb) = progress {
+            if failed.borrow().is_none() {
+                if let Err(e) = cb.call1((done, total)) {
+                    *failed.borrow_mut() = Some(e);
+                }
+            }
+        }
+    }
+}
+
+fn finish(value: serde_json::Value, failed: std::cell::RefCell<Option<PyErr>>) -> PyResult<String> {
+    if let Some(e) = failed.into_inner() {
+        return Err(e);
+    }
+    serde_json::to_string(&value).map_err(|e| bias_error(&e))
+}
+
+/// BBQ with a causal LM: lm-evaluation-harness's `bbq` multiple choice and the BBQ authors' bias
+/// scores, over `categories` (default: all eleven), the first `per_category` of each.
+#[pyfunction]
+#[pyo3(signature = (model, data_dir=PathBuf::from("data"), categories=None, per_category=None,
+    device="auto", dtype="f32", out=None, chunk=64, progress=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn bbq(
+    model: &str,
+    data_dir: PathBuf,
+    categories: Option<Vec<String>>,
+    per_category: Option<usize>,
+    device: &str,
+    dtype: &str,
+    out: Option<PathBuf>,
+    chunk: usize,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let categories: Vec<BbqCategory> = match categories {
+        None => BbqCategory::ALL.to_vec(),
+        Some(c) => c
+            .iter()
+            .map(|c| c.parse::<BbqCategory>().map_err(|e| bias_error(&e)))
+            .collect::<PyResult<_>>()?,
+    };
+    let mut examples = Vec::new();
+    for &category in &categories {
+        let mut of =
+            bias_data::bbq::read_bbq_category(&data_dir, category).map_err(|e| bias_error(&e))?;
+        if let Some(n) = per_category {
+            of.truncate(n);
+        }
+        examples.extend(of);
+    }
+    let mut run = TaskRun::open(model, device, dtype, out)?;
+    let name = run.lm.name().to_owned();
+    let log = run
+        .log("bbq", &name)?
+        .map(|(p, r)| (p.to_path_buf(), r.to_owned()));
+    let mut scorer = causal(&run.lm)?
+        .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
+        .map_err(|e| bias_error(&e))?;
+    let failed = std::cell::RefCell::new(None);
+    let result = bias_tasks::run_bbq(
+        &mut scorer,
+        &examples,
+        log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
+        ChoiceRunOptions {
+            chunk_docs: chunk.max(1),
+        },
+        &mut reporter(&progress, &failed),
+    )
+    .map_err(|e| bias_error(&e))?;
+    let mut value = serde_json::json!({
+        "task": "bbq",
+        "model": name,
+        "examples": examples.len(),
+        "categories": categories.iter().map(|c| c.name()).collect::<Vec<_>>(),
+    });
+    let summary = serde_json::to_value(result.summary()).map_err(|e| bias_error(&e))?;
+    if let (Some(v), serde_json::Value::Object(s)) = (value.as_object_mut(), summary) {
+        v.extend(s);
+    }
+    finish(value, failed)
+}
+
+/// Winogender with a causal LM: lm-evaluation-harness's `winogender_*` accuracies.
+#[pyfunction]
+#[pyo3(signature = (model, data_dir=PathBuf::from("data"), device="auto", dtype="f32", out=None,
+    chunk=64, progress=None))]
+pub(crate) fn winogender(
+    model: &str,
+    data_dir: PathBuf,
+    device: &str,
+    dtype: &str,
+    out: Option<PathBuf>,
+    chunk: usize,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let set =
+        bias_data::winogender::read_winogender_dir(bias_data::layout::winogender_dir(&data_dir))
+            .map_err(|e| bias_error(&e))?;
+    let gotcha: Vec<bool> = set.sentences.iter().map(|s| set.is_gotcha(s)).collect();
+    let docs: Vec<MultipleChoice> = set.sentences.iter().map(multiple_choice).collect();
+    let mut run = TaskRun::open(model, device, dtype, out)?;
+    let name = run.lm.name().to_owned();
+    let log = run
+        .log("winogender", &name)?
+        .map(|(p, r)| (p.to_path_buf(), r.to_owned()));
+    let mut scorer = causal(&run.lm)?
+        .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
+        .map_err(|e| bias_error(&e))?;
+    let failed = std::cell::RefCell::new(None);
+    let scores = score_choices(
+        &mut scorer,
+        &docs,
+        log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
+        ChoiceRunOptions {
+            chunk_docs: chunk.max(1),
+        },
+        &mut reporter(&progress, &failed),
+    )
+    .map_err(|e| bias_error(&e))?;
+    let value = serde_json::json!({
+        "task": "winogender",
+        "model": name,
+        "accuracies": accuracies(&set.sentences, &gotcha, &scores),
+    });
+    finish(value, failed)
+}
+
+/// StereoSet in full (both tasks; `split` `dev` or `test`, the first `limit` items of each): a
+/// masked LM's PLL or a causal LM's log-likelihood; the intersentence task with BERT's
+/// next-sentence head when `intersentence` is `auto` and the checkpoint has it, or as asked
+/// (`conditional`, `next-sentence-head`).
+#[pyfunction]
+#[pyo3(signature = (model, split="dev", data_dir=PathBuf::from("data"), limit=None,
+    intersentence="auto", device="auto", dtype="f32", out=None, chunk=64, progress=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn stereoset(
+    model: &str,
+    split: &str,
+    data_dir: PathBuf,
+    limit: Option<usize>,
+    intersentence: &str,
+    device: &str,
+    dtype: &str,
+    out: Option<PathBuf>,
+    chunk: usize,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let path = match split {
+        "dev" => bias_data::layout::stereoset_dev(&data_dir),
+        "test" => bias_data::layout::stereoset_test(&data_dir),
+        other => {
+            return Err(BiasError::new_err(format!(
+                "split {other:?}: expected dev or test"
+            )))
+        }
+    };
+    let set = bias_data::stereoset::read_stereoset_path(&path).map_err(|e| bias_error(&e))?;
+    let mut run = TaskRun::open(model, device, dtype, out)?;
+    let intersentence = match intersentence {
+        "conditional" => Intersentence::Conditional,
+        "next-sentence-head" => Intersentence::NextSentenceHead,
+        "auto" if bias_plm::has_next_sentence_head(&run.dir).map_err(|e| bias_error(&e))? => {
+            Intersentence::NextSentenceHead
+        }
+        "auto" => Intersentence::Conditional,
+        other => {
+            return Err(BiasError::new_err(format!(
+                "intersentence {other:?}: expected auto, conditional or next-sentence-head"
+            )))
+        }
+    };
+    let head = match intersentence {
+        Intersentence::NextSentenceHead => Some(
+            NextSentenceModel::open(&run.dir, run.device, run.kind).map_err(|e| bias_error(&e))?,
+        ),
+        Intersentence::Conditional => None,
+    };
+    let task = format!("stereoset-{split}");
+    let name = format!(
+        "{} (intersentence: {})",
+        run.lm.name(),
+        intersentence.as_str()
+    );
+    let log = run
+        .log(&task, &name)?
+        .map(|(p, r)| (p.to_path_buf(), r.to_owned()));
+    let mut sentences = run
+        .lm
+        .continuation_scorer(ScoringOptions::default())
+        .map_err(|e| bias_error(&e))?;
+    let mut pairs = head.as_ref().map(|h| h.scorer(ScoringOptions::default()));
+    let mut split_scorer;
+    let scorer: &mut dyn ContinuationScorer = match pairs.as_mut() {
+        Some(pairs) => {
+            split_scorer = SplitByContext {
+                alone: &mut *sentences,
+                with_context: pairs,
+            };
+            &mut split_scorer
+        }
+        None => &mut *sentences,
+    };
+    let failed = std::cell::RefCell::new(None);
+    let result = bias_tasks::stereoset::run_stereoset(
+        scorer,
+        &set,
+        limit,
+        intersentence,
+        log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
+        ChoiceRunOptions {
+            chunk_docs: chunk.max(1),
+        },
+        &mut reporter(&progress, &failed),
+    )
+    .map_err(|e| bias_error(&e))?;
+    let value = serde_json::json!({
+        "task": "stereoset",
+        "split": split,
+        "model": run.lm.name(),
+        "family": run.lm.family(),
+        "intersentence": intersentence.as_str(),
+        "scores": result.scores,
+        "intervals": result.intervals,
+    });
+    finish(value, failed)
+}
