@@ -156,8 +156,9 @@ pub struct DeviceArgs {
 }
 
 /// The folder a `--model` argument names — itself, or a Hugging Face id
-/// (`[org/]name[@revision]`) found in the Hugging Face cache (`bias_plm::resolve_model`) — and
-/// the id, the default name of a hub model.
+/// (`[org/]name[@revision]`) found in the Hugging Face cache or downloaded into it
+/// (`bias_plm::resolve_model`, with the `HF_*` variables of the environment) — and the id, the
+/// default name of a hub model.
 pub fn resolve_model(model: &std::path::Path) -> Result<(PathBuf, Option<String>), CliError> {
     match model.to_str() {
         Some(spec) => {
@@ -170,9 +171,9 @@ pub fn resolve_model(model: &std::path::Path) -> Result<(PathBuf, Option<String>
 }
 
 impl DeviceArgs {
-    /// Opens the masked LM of `model` (a folder or a Hugging Face id in the cache) on this device
-    /// (setting the thread count first); `name` (default: the id, or the folder's name) goes to
-    /// the score table's `model` column.
+    /// Opens the masked LM of `model` (a folder or a Hugging Face id, see [`resolve_model`]) on
+    /// this device (setting the thread count first); `name` (default: the id, or the folder's
+    /// name) goes to the score table's `model` column.
     pub fn open(&self, model: &std::path::Path, name: Option<&str>) -> Result<MaskedLm, CliError> {
         if let Some(t) = self.threads {
             tch::set_num_threads(t.max(1));
@@ -205,8 +206,8 @@ impl DeviceArgs {
         })
     }
 
-    /// Opens the BERT next-sentence head of `model` (a folder or a Hugging Face id in the cache)
-    /// on this device.
+    /// Opens the BERT next-sentence head of `model` (a folder or a Hugging Face id, see
+    /// [`resolve_model`]) on this device.
     pub fn open_next_sentence(
         &self,
         model: &std::path::Path,
@@ -225,10 +226,11 @@ impl DeviceArgs {
 #[derive(Debug, Args)]
 pub struct ModelArgs {
     /// A Hugging Face model folder (config.json, model.safetensors, tokenizer.json), or a Hugging
-    /// Face id `org/name[@revision]` found in the local Hugging Face cache (HF_HUB_CACHE,
-    /// HF_HOME/hub, ~/.cache/huggingface/hub; nothing is downloaded). A masked LM (bert,
-    /// roberta, ...) or a causal LM (gpt2, llama, mistral, qwen2,
-    /// gpt_neox, opt, gemma2, phi3, olmo2), by its model_type.
+    /// Face id `org/name[@revision]`: taken from the Hugging Face cache (HF_HUB_CACHE,
+    /// HF_HOME/hub, ~/.cache/huggingface/hub), else downloaded into it from HF_ENDPOINT (config,
+    /// tokenizer, safetensors weights; HF_TOKEN for gated models; never with HF_HUB_OFFLINE=1).
+    /// A folder of that name wins. A masked LM (bert, roberta, ...) or a causal LM (gpt2, llama,
+    /// mistral, qwen2, gpt_neox, opt, gemma2, phi3, olmo2), by its model_type.
     #[arg(long)]
     pub model: PathBuf,
     /// `crows-pairs`, `stereoset` (intrasentence dev), `stereoset-test`,
@@ -239,7 +241,7 @@ pub struct ModelArgs {
     /// Where `crows-pairs` and `stereoset` are found (as scripts/setup.sh lays them out).
     #[arg(long, default_value = bias_data::layout::DEFAULT_DATA_DIR)]
     pub data_dir: PathBuf,
-    /// Name written to the `model` column (default: the folder's name).
+    /// Name written to the `model` column (default: the folder's name, or the Hugging Face id).
     #[arg(long)]
     pub model_name: Option<String>,
     #[command(flatten)]

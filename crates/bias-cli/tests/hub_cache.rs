@@ -1,8 +1,9 @@
 //! `--model org/name[@revision]` from a Hugging Face cache laid out as `huggingface_hub` lays it
 //! out (`models--org--name/refs/main` → `snapshots/<commit>/`, the files symlinked from
 //! `blobs/`), built here from the tiny BERT fixture, with the network off (`HF_HUB_OFFLINE=1`):
-//! the scores equal those of the fixture's folder, the table's `model` column is the id, and a
-//! model the cache lacks is an error saying where it looked and how to fetch it.
+//! the scores equal those of the fixture's folder, the table's `model` column is the id, a
+//! model the cache lacks is an error saying where it looked and how to fetch it, and a run is not
+//! resumed once the revision moved to another commit, even one with the same files.
 
 use std::path::{Path, PathBuf};
 
@@ -26,12 +27,18 @@ fn scratch(name: &str) -> PathBuf {
 /// symlink in the snapshot, as the hub client writes them.
 fn cache(dir: &Path) -> PathBuf {
     let cache = dir.join("hub");
+    snapshot(&cache, COMMIT);
+    cache
+}
+
+/// Adds the fixture as the snapshot `commit` of `test-org/tiny-bert` and points `main` to it.
+fn snapshot(cache: &Path, commit: &str) {
     let repo = cache.join("models--test-org--tiny-bert");
-    let snapshot = repo.join("snapshots").join(COMMIT);
+    let snapshot = repo.join("snapshots").join(commit);
     std::fs::create_dir_all(repo.join("refs")).unwrap();
     std::fs::create_dir_all(repo.join("blobs")).unwrap();
     std::fs::create_dir_all(&snapshot).unwrap();
-    std::fs::write(repo.join("refs/main"), COMMIT).unwrap();
+    std::fs::write(repo.join("refs/main"), commit).unwrap();
     let fixture = root().join("fixtures/models/bert");
     for entry in std::fs::read_dir(&fixture).unwrap() {
         let path = entry.unwrap().path();
@@ -48,7 +55,6 @@ fn cache(dir: &Path) -> PathBuf {
         )
         .unwrap();
     }
-    cache
 }
 
 fn evaluate(model: &str, cache: &Path, out: &Path) -> std::process::Output {
@@ -134,4 +140,42 @@ fn a_model_the_cache_lacks_is_an_error_saying_how_to_fetch_it() {
         );
         assert!(!out.exists());
     }
+}
+
+#[test]
+fn a_run_is_not_resumed_after_its_revision_moved() {
+    let dir = scratch("moved");
+    let cache = cache(&dir);
+    let out = dir.join("scores.csv");
+    let o = evaluate("test-org/tiny-bert", &cache, &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let progress = std::fs::read_to_string(dir.join("scores.csv.progress.json")).unwrap();
+    assert!(
+        progress.contains(&format!("test-org/tiny-bert@{COMMIT}")),
+        "{progress}"
+    );
+    // The same revision at the same commit: the finished run is taken up again.
+    let o = evaluate("test-org/tiny-bert", &cache, &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // `main` moves to another commit with the very same files: refused, naming both commits.
+    let moved = "2a9c46e5f3b0d1e7c8a4b6f2d9e0c1b3a5f7e9d1";
+    snapshot(&cache, moved);
+    let before = std::fs::read(&out).unwrap();
+    let o = evaluate("test-org/tiny-bert", &cache, &out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("not resuming")
+            && err.contains(&format!("test-org/tiny-bert@{COMMIT}"))
+            && err.contains(&format!("test-org/tiny-bert@{moved}")),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        before,
+        "the table is untouched"
+    );
+    // Naming the run's commit resumes it.
+    let o = evaluate(&format!("test-org/tiny-bert@{COMMIT}"), &cache, &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

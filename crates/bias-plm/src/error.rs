@@ -33,6 +33,10 @@ pub enum PlmError {
         /// What to do about it.
         hint: String,
     },
+    /// A model could not be downloaded from the Hugging Face Hub ([`crate::resolve_model`]);
+    /// nothing of it was left in the cache. Boxed, as it names much.
+    #[error(transparent)]
+    Download(Box<DownloadError>),
     /// A file or folder could not be read, written, created or removed.
     #[error("cannot read or write {}", path.display())]
     Io {
@@ -264,6 +268,29 @@ pub enum PlmError {
         /// The scorers the model has, comma-separated.
         supported: String,
     },
+}
+
+/// A download from the Hugging Face Hub that failed ([`PlmError::Download`]): which file of
+/// which repository and revision, from where, what went wrong and what to do.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot download {file} of {repo}@{revision} from {endpoint}: {reason}; {hint}")]
+#[non_exhaustive]
+pub struct DownloadError {
+    /// The repository, `org/name`.
+    pub repo: String,
+    /// The revision asked for (a branch, a tag or a commit).
+    pub revision: String,
+    /// The file that failed (`config.json`, `model.safetensors`, ...).
+    pub file: String,
+    /// The Hub's address (`HF_ENDPOINT`).
+    pub endpoint: String,
+    /// What went wrong.
+    pub reason: String,
+    /// What to do about it.
+    pub hint: String,
+    /// The underlying error (a connection's, a transfer's), when there is one.
+    #[source]
+    pub source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
 /// Where a JSON error is (`: line 4, column 32`), or nothing when serde gives no position.

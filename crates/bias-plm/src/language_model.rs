@@ -4,7 +4,7 @@
 //! `config.json` and scored through one trait object, so that a command (`bias score`,
 //! `evaluate`, `bench`) needs no second code path and writes the same score table.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bias_core::run::RunFingerprint;
 use bias_core::{PairOutcome, PairScorer, SentencePair};
@@ -12,10 +12,10 @@ use serde_json::Value;
 use tch::Kind;
 
 use crate::adapter::ModelFolder;
-use crate::masked_lm::fingerprint_of;
 use crate::{
     multiply_adds, CausalLm, CausalScorer, CausalScorerKind, CausalType, DeviceSpec, EngineStats,
-    MaskedLanguageModel, MaskedLm, MlmScorer, PlmError, PlmTokenizer, ScorerKind, ScoringOptions,
+    MaskedLanguageModel, MaskedLm, MlmScorer, ModelParts, PlmError, PlmTokenizer, ScorerKind,
+    ScoringOptions,
 };
 
 /// A scorer built by [`LanguageModel::scorer`]: a [`PairScorer`] with work counters that also
@@ -106,13 +106,46 @@ impl LanguageModel {
             path: path.clone(),
             source,
         })?;
-        let raw: Value =
-            serde_json::from_str(&text).map_err(|source| PlmError::ConfigJson { path, source })?;
-        let model_type = raw.get("model_type").and_then(Value::as_str).unwrap_or("");
-        if CausalType::from_model_type(model_type).is_some() {
+        if is_causal(&text, path)? {
             CausalLm::open(dir, device, kind).map(LanguageModel::Causal)
         } else {
             MaskedLm::open(dir, device, kind).map(LanguageModel::Masked)
+        }
+    }
+
+    /// Builds the model of `parts` held in memory — the text of its Hugging Face `config.json`
+    /// and `tokenizer.json` and the tensors of its `state_dict` ([`ModelParts`]) — as
+    /// [`LanguageModel::open`] opens a folder holding the same: a [`CausalLm`]
+    /// ([`CausalLm::from_parts`]) when the configuration's `model_type` is one of
+    /// [`CausalType`], a [`MaskedLm`] ([`MaskedLm::from_parts`]) otherwise. It scores as the
+    /// folder's model does (the same configuration parser, parameters, tokenizer and special
+    /// tokens: equal tables), so that a Python binding can measure a `transformers` model
+    /// object during training without saving it.
+    ///
+    /// The model's name is [`ModelParts::name`]; its digest ([`LanguageModel::digest`], used
+    /// by [`LanguageModel::fingerprint`]) is [`ModelParts::digest`], computed on first use from
+    /// the tensors as they are then (it reads every byte once).
+    ///
+    /// # Tensors are shared, not copied
+    /// A tensor already on the resolved `device` in `kind` (or not floating point) is used as
+    /// it is: `Tensor::to_device` and `Tensor::to_kind` return the same storage when nothing
+    /// changes, so a float32 `state_dict` on the CPU, loaded with [`DeviceSpec::Cpu`] and
+    /// `Kind::Float`, is not copied at all (each tensor is only detached from autograd, a new
+    /// handle on the same storage). Only a tensor on another device or in another floating
+    /// kind is copied, by the move or the conversion. Hence, on the shared path, changing the
+    /// tensors in place afterwards (an optimiser step) changes what the model scores, while its
+    /// digest, once computed, stays: build the model again after each training step when runs
+    /// are to be fingerprinted.
+    ///
+    /// # Errors
+    /// [`PlmError::ConfigJson`] for a configuration that is not JSON; those of
+    /// [`MaskedLm::from_parts`] and [`CausalLm::from_parts`] (the folder loaders' errors, a
+    /// part named by its pseudo-path [`ModelParts::pseudo_path`]).
+    pub fn from_parts(parts: ModelParts, device: DeviceSpec, kind: Kind) -> Result<Self, PlmError> {
+        if is_causal(&parts.config_json, parts.pseudo_path("config.json"))? {
+            CausalLm::from_parts(parts, device, kind).map(LanguageModel::Causal)
+        } else {
+            MaskedLm::from_parts(parts, device, kind).map(LanguageModel::Masked)
         }
     }
 
@@ -170,10 +203,11 @@ impl LanguageModel {
         }
     }
 
-    /// SHA-256 of the files that define the model (see [`MaskedLm::digest`]).
+    /// SHA-256 of the files that define the model (see [`MaskedLm::digest`]), or of the parts
+    /// of a model built from them ([`ModelParts::digest`]).
     ///
     /// # Errors
-    /// [`PlmError::Core`] if a file cannot be read.
+    /// [`PlmError::Core`] if a file cannot be read; [`PlmError::Torch`] if a tensor cannot.
     pub fn digest(&self) -> Result<&str, PlmError> {
         match self {
             LanguageModel::Masked(m) => m.digest(),
@@ -264,7 +298,8 @@ impl LanguageModel {
     }
 
     /// The fingerprint of a resumable run of `scorer` (built from this model) over `pairs` of
-    /// `dataset`, `chunk_pairs` pairs at a time.
+    /// `dataset`, `chunk_pairs` pairs at a time; for a model opened from a snapshot of the
+    /// Hugging Face cache, with its `org/name@<commit>` ([`RunFingerprint::model_revision`]).
     ///
     /// # Errors
     /// As [`LanguageModel::digest`].
@@ -275,14 +310,11 @@ impl LanguageModel {
         pairs: &[SentencePair],
         chunk_pairs: usize,
     ) -> Result<RunFingerprint, PlmError> {
-        Ok(fingerprint_of(
-            self.name(),
-            self.digest()?,
-            scorer,
-            dataset,
-            pairs,
-            chunk_pairs,
-        ))
+        let id = match self {
+            LanguageModel::Masked(m) => m.id(),
+            LanguageModel::Causal(m) => m.id(),
+        };
+        id.fingerprint(scorer, dataset, pairs, chunk_pairs)
     }
 
     /// Multiply-adds of the work counted in `stats` ([`crate::multiply_adds`] for a masked
@@ -355,6 +387,18 @@ pub(crate) fn causal_kinds(
             })
         })
         .collect()
+}
+
+/// Whether the `config.json` text names a causal LM of [`CausalType`] in `model_type`; `path`
+/// names it in errors.
+///
+/// # Errors
+/// [`PlmError::ConfigJson`] if it is not JSON.
+fn is_causal(config_json: &str, path: PathBuf) -> Result<bool, PlmError> {
+    let raw: Value = serde_json::from_str(config_json)
+        .map_err(|source| PlmError::ConfigJson { path, source })?;
+    let model_type = raw.get("model_type").and_then(Value::as_str).unwrap_or("");
+    Ok(CausalType::from_model_type(model_type).is_some())
 }
 
 fn names_of<'a>(names: impl Iterator<Item = &'a str>) -> String {

@@ -20,7 +20,9 @@
 //!   sentence log-likelihoods `ll-sum` and `ll-mean` ([`CausalScorerKind`]) as
 //!   lm-evaluation-harness computes them (Gao et al. 2023/2024), equal to `transformers` to 1e-4;
 //! - [`LanguageModel`]: either family, opened by the `model_type` of a folder and scored through
-//!   one [`LmScorer`] trait object;
+//!   one [`LmScorer`] trait object; or built from [`ModelParts`] held in memory (a `config.json`
+//!   text, a `tokenizer.json` text and a `state_dict`'s tensors, as a Python binding finds them
+//!   in a `transformers` model: [`LanguageModel::from_parts`]);
 //! - [`template`]: the template-based score TBS (Kurita et al. 2019) and the he/she probe of
 //!   Kaneko, Bollegala & Okazaki (2023, §3.4); [`controlled`]: what a masked LM gives their
 //!   bias-controlled meta-evaluation (a fine-tuned copy, TBS and the probes, cached);
@@ -87,6 +89,7 @@ mod masked_lm;
 mod model;
 mod neutral;
 mod next_sentence;
+mod parts;
 mod scorer;
 mod study;
 pub mod template;
@@ -104,8 +107,11 @@ pub use cost::multiply_adds;
 pub use device::DeviceSpec;
 pub use embedder::{EmbedOptions, Layer, PlmEmbedder, SpecialTokens};
 pub use engine::{BatchOptions, Engine, EngineStats, Job, JobResult, Target};
-pub use error::PlmError;
-pub use hub::{hub_cache, resolve_model, resolve_model_in, HubId, ResolvedModel};
+pub use error::{DownloadError, PlmError};
+pub use hub::{
+    hf_home, hub_cache, resolve_model, resolve_model_in, resolve_model_with, HubId, HubOptions,
+    ResolvedModel, DEFAULT_ENDPOINT,
+};
 pub use language_model::{LanguageModel, LmScorer};
 pub use logprob::token_log_probs;
 pub use masked_lm::{folder_name, model_digest, MaskedLm};
@@ -116,6 +122,7 @@ pub use model::{
 };
 pub use neutral::{clean_up_tokenization, mask_differing_tokens, NEUTRAL_PAD_WIDTH};
 pub use next_sentence::{has_next_sentence_head, NextSentenceModel, NextSentenceScorer};
+pub use parts::ModelParts;
 pub use scorer::{AlignmentOrder, MlmScorer, ScorerKind, ScoringOptions, SpecialIds, SssAverage};
 pub use study::{ProgressFn, StudiedCausal, StudiedLm, StudiedMlm};
 pub use tokenizer::{PlmTokenizer, TokenizedText};

@@ -2,7 +2,7 @@
 //! tokenizer, special ids, a name for the score table and a digest for run fingerprints.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use bias_core::run::{sha256_file, RunFingerprint};
 use bias_core::{PairScorer, SentencePair};
@@ -11,7 +11,8 @@ use tch::Kind;
 use crate::adapter::ModelFolder;
 use crate::model::checkpoint_files;
 use crate::{
-    DeviceSpec, MlmScorer, PlmError, PlmModel, PlmTokenizer, ScorerKind, ScoringOptions, SpecialIds,
+    DeviceSpec, MlmScorer, ModelParts, PlmError, PlmModel, PlmTokenizer, ScorerKind,
+    ScoringOptions, SpecialIds,
 };
 
 /// A masked language model with its tokenizer, ready to score.
@@ -47,12 +48,42 @@ impl MaskedLm {
         let dir = dir.as_ref();
         let model = PlmModel::load(dir, device, kind)?;
         let tokenizer = PlmTokenizer::from_dir(dir)?;
+        Self::assemble(model, tokenizer, ModelId::of(dir))
+    }
+
+    /// Builds the masked LM of `parts` (a `config.json` text, a `tokenizer.json` text and a
+    /// `state_dict`'s tensors: see [`ModelParts`]) on `device` in the floating-point `kind`,
+    /// through the same steps as [`MaskedLm::open`] and with the same checks and errors (a part
+    /// is named by its pseudo-path, [`ModelParts::pseudo_path`]). Its name is
+    /// [`ModelParts::name`], its [`MaskedLm::dir`] the pseudo-path `<in-memory model of NAME>`,
+    /// and its digest [`ModelParts::digest`], computed on first use.
+    ///
+    /// Tensors already on the device in `kind` are used in place, without a copy (a CPU
+    /// float32 `state_dict` loaded on the CPU in `Kind::Float`): see
+    /// [`crate::LanguageModel::from_parts`].
+    ///
+    /// # Errors
+    /// As [`MaskedLm::open`], but never [`PlmError::MissingFile`] or [`PlmError::Io`]:
+    /// [`PlmError::ConfigJson`], [`PlmError::UnsupportedModel`] and
+    /// [`PlmError::UnsupportedConfig`] for the configuration; [`PlmError::MissingMlmHead`],
+    /// [`PlmError::MissingWeight`] / [`PlmError::WeightShape`] for a parameter that is absent or
+    /// disagrees with the configuration; [`PlmError::Tokenizer`];
+    /// [`PlmError::MissingSpecialToken`]; [`PlmError::HalfOnCpu`]; [`PlmError::Torch`].
+    pub fn from_parts(parts: ModelParts, device: DeviceSpec, kind: Kind) -> Result<Self, PlmError> {
+        let model = PlmModel::from_parts(&parts, device, kind)?;
+        let tokenizer = PlmTokenizer::from_json_str(&parts.tokenizer_json, &parts.name)?;
+        Self::assemble(model, tokenizer, ModelId::in_memory(parts))
+    }
+
+    /// What [`MaskedLm::open`] and [`MaskedLm::from_parts`] share once the model and the
+    /// tokenizer are loaded: the special ids.
+    fn assemble(model: PlmModel, tokenizer: PlmTokenizer, id: ModelId) -> Result<Self, PlmError> {
         let special = SpecialIds::of(&model, &tokenizer)?;
         Ok(MaskedLm {
             model,
             tokenizer,
             special,
-            id: ModelId::of(dir),
+            id,
         })
     }
 
@@ -67,9 +98,16 @@ impl MaskedLm {
         &self.id.name
     }
 
-    /// The folder the model was opened from.
+    /// The folder the model was opened from; for a model built from parts
+    /// ([`MaskedLm::from_parts`]), the pseudo-path `<in-memory model of NAME>`, which is no
+    /// folder.
     pub fn dir(&self) -> &Path {
         &self.id.dir
+    }
+
+    /// What the model is known by in tables and fingerprints.
+    pub(crate) fn id(&self) -> &ModelId {
+        &self.id
     }
 
     /// The model.
@@ -93,10 +131,11 @@ impl MaskedLm {
     }
 
     /// SHA-256 of the files that define the model (`config.json`, `tokenizer.json` and the
-    /// weights, hashes joined by `:`), computed on first use.
+    /// weights, hashes joined by `:`), computed on first use; for a model built from parts,
+    /// [`ModelParts::digest`] of them (which reads every tensor once).
     ///
     /// # Errors
-    /// [`PlmError::Core`] if a file cannot be read.
+    /// [`PlmError::Core`] if a file cannot be read; [`PlmError::Torch`] if a tensor cannot.
     pub fn digest(&self) -> Result<&str, PlmError> {
         self.id.digest()
     }
@@ -130,12 +169,17 @@ impl MaskedLm {
 }
 
 /// What a loaded model is known by in score tables and run fingerprints: its name, the folder
-/// it was opened from, and the digest of that folder's files, computed on first use.
+/// it was opened from (or the pseudo-path of parts held in memory), and the digest of that
+/// folder's files (or of the parts), computed on first use.
 #[derive(Debug)]
 pub(crate) struct ModelId {
     pub(crate) name: String,
     pub(crate) dir: PathBuf,
     digest: OnceLock<String>,
+    /// For a model built from parts: the parts, held (texts, and handles on the tensors'
+    /// storage, not copies) until their digest is computed, then released; `None` for a
+    /// folder.
+    parts: Option<Mutex<Option<ModelParts>>>,
 }
 
 impl ModelId {
@@ -145,20 +189,63 @@ impl ModelId {
             name: folder_name(dir),
             dir: dir.to_path_buf(),
             digest: OnceLock::new(),
+            parts: None,
         }
     }
 
-    /// [`model_digest`] of the folder, computed on first use.
+    /// The identity of a model built from `parts`: their name, the pseudo-path
+    /// `<in-memory model of NAME>`, and [`ModelParts::digest`] when first asked for.
+    pub(crate) fn in_memory(parts: ModelParts) -> Self {
+        ModelId {
+            name: parts.name.clone(),
+            dir: parts.pseudo_path("model"),
+            digest: OnceLock::new(),
+            parts: Some(Mutex::new(Some(parts))),
+        }
+    }
+
+    /// [`model_digest`] of the folder, or [`ModelParts::digest`] of the parts, computed on first
+    /// use.
     pub(crate) fn digest(&self) -> Result<&str, PlmError> {
         if let Some(d) = self.digest.get() {
             return Ok(d);
         }
-        let d = model_digest(&self.dir)?;
-        Ok(self.digest.get_or_init(|| d))
+        let Some(held) = &self.parts else {
+            let d = model_digest(&self.dir)?;
+            return Ok(self.digest.get_or_init(|| d));
+        };
+        let mut held = held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // The parts were kept for their digest only: released once it is known.
+        if let Some(parts) = held.take() {
+            match parts.digest() {
+                Ok(d) => {
+                    self.digest.get_or_init(|| d);
+                }
+                Err(e) => {
+                    *held = Some(parts);
+                    return Err(e);
+                }
+            }
+        }
+        drop(held);
+        // Set just now, or by whoever took the parts before this call got the lock.
+        Ok(self.digest.get().map(String::as_str).unwrap_or_default())
+    }
+
+    /// The Hugging Face commit of a folder that is a snapshot of the cache
+    /// ([`RunFingerprint::model_revision`]); `None` for parts held in memory.
+    pub(crate) fn revision(&self) -> Option<String> {
+        match self.parts {
+            Some(_) => None,
+            None => crate::hub::snapshot_revision(&self.dir),
+        }
     }
 
     /// The fingerprint of a resumable run of `scorer` over `pairs` of `dataset`, `chunk_pairs`
-    /// pairs at a time.
+    /// pairs at a time, with the Hugging Face commit of a folder that is a snapshot of the
+    /// cache ([`RunFingerprint::model_revision`]).
     pub(crate) fn fingerprint(
         &self,
         scorer: &(impl PairScorer + ?Sized),
@@ -173,7 +260,8 @@ impl ModelId {
             dataset,
             pairs,
             chunk_pairs,
-        ))
+        )
+        .with_model_revision(self.revision()))
     }
 }
 
@@ -227,7 +315,7 @@ pub fn folder_name(dir: &Path) -> String {
 /// base model's, then the adapter's configuration, weights and tokenizer.
 ///
 /// # Errors
-/// [`PlmError::Core`] if a file cannot be read; those of [`LoraAdapter::find`].
+/// [`PlmError::Core`] if a file cannot be read; those of [`crate::LoraAdapter::find`].
 pub fn model_digest(dir: &Path) -> Result<String, PlmError> {
     let folder = ModelFolder::of(dir)?;
     let dir = folder.model.as_path();

@@ -60,10 +60,32 @@ impl PlmTokenizer {
                     .into(),
             });
         }
-        let mut inner = Tokenizer::from_file(&path).map_err(|source| PlmError::Tokenizer {
+        // What `Tokenizer::from_file` does, with the text kept for `from_text`.
+        let text = std::fs::read_to_string(&path).map_err(|e| PlmError::Tokenizer {
             path: path.clone(),
-            source,
+            source: e.into(),
         })?;
+        Self::from_text(&text, path)
+    }
+
+    /// Reads the text of a `tokenizer.json` held in memory (in Python,
+    /// `tokenizer.backend_tokenizer.to_str()` of a `transformers` fast tokenizer, or the file's
+    /// text), exactly as [`PlmTokenizer::from_file`] reads the file. Errors and
+    /// [`PlmTokenizer::path`] name it `<in-memory tokenizer of NAME>`, `NAME` being `name`.
+    ///
+    /// # Errors
+    /// [`PlmError::Tokenizer`] if the library cannot read it.
+    pub fn from_json_str(text: &str, name: &str) -> Result<Self, PlmError> {
+        Self::from_text(text, crate::parts::pseudo_path("tokenizer", name))
+    }
+
+    /// The tokenizer of a `tokenizer.json` text; `path` names it in errors.
+    fn from_text(text: &str, path: PathBuf) -> Result<Self, PlmError> {
+        let mut inner =
+            Tokenizer::from_bytes(text.as_bytes()).map_err(|source| PlmError::Tokenizer {
+                path: path.clone(),
+                source,
+            })?;
         let pad_from_params = inner.get_padding().map(|p| i64::from(p.pad_id));
         inner
             .with_truncation(None)
@@ -98,7 +120,8 @@ impl PlmTokenizer {
         })
     }
 
-    /// The `tokenizer.json` this was read from.
+    /// The `tokenizer.json` this was read from (`<in-memory tokenizer of NAME>` for one read by
+    /// [`PlmTokenizer::from_json_str`]).
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -106,6 +106,12 @@ pub struct RunFingerprint {
     /// ([`Shard`]); `None` for the whole data set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<ShardSpan>,
+    /// Where the model's files came from when they are a snapshot of a Hugging Face
+    /// repository: `org/name@<commit>` (the commit a branch or tag resolved to), so that a run
+    /// is not resumed after the revision moved, even to identical files; `None` for a model
+    /// folder of one's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_revision: Option<String>,
 }
 
 impl RunFingerprint {
@@ -128,7 +134,15 @@ impl RunFingerprint {
             options: scorer.settings(),
             chunk_pairs: chunk_pairs.max(1),
             shard: None,
+            model_revision: None,
         }
+    }
+
+    /// The same run, with the Hugging Face commit its model came from
+    /// ([`RunFingerprint::model_revision`]).
+    pub fn with_model_revision(mut self, revision: Option<String>) -> Self {
+        self.model_revision = revision;
+        self
     }
 }
 
@@ -579,6 +593,14 @@ pub(crate) fn describe_mismatch(old: &RunFingerprint, new: &RunFingerprint) -> S
             "the model differs ({} vs {})",
             old.model, new.model
         ));
+    } else if old.model_revision != new.model_revision {
+        let name = |r: &Option<String>| r.clone().unwrap_or_else(|| "a local folder".into());
+        diffs.push(format!(
+            "the model's Hugging Face revision moved ({} vs {}): score into a new file, or name \
+             the commit the run used (`org/name@<commit>`)",
+            name(&old.model_revision),
+            name(&new.model_revision)
+        ));
     } else if old.model_sha256 != new.model_sha256 {
         diffs.push(format!(
             "the files of model {} differ (digest {}… vs {}…)",
@@ -818,6 +840,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(fs::read(&out).unwrap(), fs::read(&clean).unwrap());
+    }
+
+    #[test]
+    fn a_moved_hub_revision_is_a_mismatch_naming_both_commits() {
+        let ps = pairs(2);
+        let at = |c: &str| fingerprint(&ps, 2).with_model_revision(Some(format!("o/m@{c}")));
+        let why = describe_mismatch(&at("aaa"), &at("bbb"));
+        assert!(why.contains("o/m@aaa vs o/m@bbb"), "{why}");
+        let why = describe_mismatch(&fingerprint(&ps, 2), &at("bbb"));
+        assert!(why.contains("a local folder vs o/m@bbb"), "{why}");
+        // A progress file written before the field existed reads as a local folder's run.
+        let json = serde_json::to_string(&fingerprint(&ps, 2)).unwrap();
+        assert!(!json.contains("model_revision"), "{json}");
+        let back: RunFingerprint = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, fingerprint(&ps, 2));
     }
 
     #[test]

@@ -39,8 +39,8 @@ use tch::{Device, Kind, Tensor};
 
 use crate::adapter::ModelFolder;
 use crate::masked_lm::ModelId;
-use crate::model::{checkpoint_on, require_folder, Weights};
-use crate::{DeviceSpec, EngineStats, PlmError, PlmTokenizer, ScoringOptions};
+use crate::model::{read_weights, require_folder, TensorSource};
+use crate::{DeviceSpec, EngineStats, ModelParts, PlmError, PlmTokenizer, ScoringOptions};
 
 mod config;
 mod continuation;
@@ -102,17 +102,52 @@ impl CausalModel {
         require_folder(dir)?;
         let folder = ModelFolder::of(dir)?;
         let config = CausalConfig::from_dir(&folder.model)?;
-        let (files, path, device) = checkpoint_on(&folder.model, device, kind)?;
+        let source = TensorSource::Folder(&folder.model);
+        Self::build(dir, config, source, folder.adapter.as_ref(), device, kind)
+    }
+
+    /// Builds the causal LM of parts held in memory through the same steps as
+    /// [`CausalModel::load`]: the configuration parsed from [`ModelParts::config_json`], the
+    /// parameters taken from [`ModelParts::tensors`] (see [`CausalLm::from_parts`]).
+    pub(crate) fn from_parts(
+        parts: &ModelParts,
+        device: DeviceSpec,
+        kind: Kind,
+    ) -> Result<Self, PlmError> {
+        let config =
+            CausalConfig::from_json_str(&parts.config_json, parts.pseudo_path("config.json"))?;
+        let source = TensorSource::Memory(&parts.tensors, &parts.name);
+        Self::build(
+            &parts.pseudo_path("model"),
+            config,
+            source,
+            None,
+            device,
+            kind,
+        )
+    }
+
+    /// What [`CausalModel::load`] and [`CausalModel::from_parts`] share once the configuration
+    /// is read: the kind and device checks and the parameters ([`read_weights`]), the adapter
+    /// merged, then the family's loader.
+    fn build(
+        dir: &Path,
+        config: CausalConfig,
+        source: TensorSource<'_>,
+        adapter: Option<&crate::LoraAdapter>,
+        device: DeviceSpec,
+        kind: Kind,
+    ) -> Result<Self, PlmError> {
+        let mut weights = read_weights(source, device, kind)?;
         let _guard = tch::no_grad_guard();
-        let mut weights = Weights::read(&files, path, device, kind)?;
-        if let Some(adapter) = &folder.adapter {
+        if let Some(adapter) = adapter {
             weights.merge_adapter(adapter)?;
         }
         let arch = (config.model_type.architecture().load)(&weights, &config)?;
         Ok(CausalModel {
             config,
             arch,
-            device,
+            device: weights.device(),
             kind,
             dir: dir.to_path_buf(),
         })
@@ -194,7 +229,8 @@ impl CausalModel {
         self.kind
     }
 
-    /// The folder the model was loaded from.
+    /// The folder the model was loaded from (`<in-memory model of NAME>` for parts held in
+    /// memory).
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -254,7 +290,69 @@ impl CausalLm {
         let model = CausalModel::load(dir, device, kind)?;
         let tokenizer_dir = ModelFolder::of(dir)?.tokenizer;
         let tokenizer = PlmTokenizer::from_dir(&tokenizer_dir)?;
-        let prefix = prefix_token(&tokenizer_dir, &tokenizer, model.config())?;
+        let read = |file: &str| -> Result<Option<Value>, PlmError> {
+            let path = tokenizer_dir.join(file);
+            if !path.is_file() {
+                return Ok(None);
+            }
+            let text = std::fs::read_to_string(&path).map_err(|source| PlmError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            parse_json(&text, path).map(Some)
+        };
+        let files = [
+            read("tokenizer_config.json")?,
+            read("special_tokens_map.json")?,
+        ];
+        Self::assemble(model, tokenizer, &files, ModelId::of(dir))
+    }
+
+    /// Builds the causal LM of `parts` (a `config.json` text, a `tokenizer.json` text, the
+    /// tokenizer configuration files' texts when given, and a `state_dict`'s tensors: see
+    /// [`ModelParts`]) on `device` in the floating-point `kind`, through the same steps as
+    /// [`CausalLm::open`] and with the same checks and errors (a part is named by its
+    /// pseudo-path, [`ModelParts::pseudo_path`]). Its name is [`ModelParts::name`], its
+    /// [`CausalLm::dir`] the pseudo-path `<in-memory model of NAME>`, and its digest
+    /// [`ModelParts::digest`], computed on first use.
+    ///
+    /// Tensors already on the device in `kind` are used in place, without a copy (a CPU
+    /// float32 `state_dict` loaded on the CPU in `Kind::Float`): see
+    /// [`crate::LanguageModel::from_parts`].
+    ///
+    /// # Errors
+    /// As [`CausalLm::open`], but never [`PlmError::MissingFile`] or [`PlmError::Io`]:
+    /// [`PlmError::ConfigJson`] and [`PlmError::UnsupportedModel`] /
+    /// [`PlmError::UnsupportedConfig`] for the configuration (also for a tokenizer configuration
+    /// file that is not JSON); [`PlmError::MissingWeight`] / [`PlmError::WeightShape`] for a
+    /// parameter that is absent or disagrees with the configuration;
+    /// [`PlmError::Tokenizer`]; [`PlmError::MissingSpecialToken`] without a prefix token;
+    /// [`PlmError::HalfOnCpu`]; [`PlmError::Torch`].
+    pub fn from_parts(parts: ModelParts, device: DeviceSpec, kind: Kind) -> Result<Self, PlmError> {
+        let model = CausalModel::from_parts(&parts, device, kind)?;
+        let tokenizer = PlmTokenizer::from_json_str(&parts.tokenizer_json, &parts.name)?;
+        let parse = |text: &Option<String>, file: &str| {
+            text.as_deref()
+                .map(|t| parse_json(t, parts.pseudo_path(file)))
+                .transpose()
+        };
+        let files = [
+            parse(&parts.tokenizer_config_json, "tokenizer_config.json")?,
+            parse(&parts.special_tokens_map_json, "special_tokens_map.json")?,
+        ];
+        Self::assemble(model, tokenizer, &files, ModelId::in_memory(parts))
+    }
+
+    /// What [`CausalLm::open`] and [`CausalLm::from_parts`] share once the model and the
+    /// tokenizer are loaded: the prefix token (from `tokenizer_config.json` and
+    /// `special_tokens_map.json`, each `None` when absent), checked against the vocabulary.
+    fn assemble(
+        model: CausalModel,
+        tokenizer: PlmTokenizer,
+        token_files: &[Option<Value>; 2],
+        id: ModelId,
+    ) -> Result<Self, PlmError> {
+        let prefix = prefix_token(token_files, &tokenizer, model.config())?;
         if prefix < 0 || prefix >= model.config().vocab_size {
             return Err(PlmError::TokenOutOfVocabulary {
                 id: prefix,
@@ -265,7 +363,7 @@ impl CausalLm {
             model,
             tokenizer,
             prefix,
-            id: ModelId::of(dir),
+            id,
         })
     }
 
@@ -280,9 +378,16 @@ impl CausalLm {
         &self.id.name
     }
 
-    /// The folder the model was opened from.
+    /// The folder the model was opened from; for a model built from parts
+    /// ([`CausalLm::from_parts`]), the pseudo-path `<in-memory model of NAME>`, which is no
+    /// folder.
     pub fn dir(&self) -> &Path {
         &self.id.dir
+    }
+
+    /// What the model is known by in tables and fingerprints.
+    pub(crate) fn id(&self) -> &ModelId {
+        &self.id
     }
 
     /// The model.
@@ -319,10 +424,11 @@ impl CausalLm {
     }
 
     /// SHA-256 of the files that define the model (`config.json`, `tokenizer.json` and the
-    /// weights, hashes joined by `:`), computed on first use.
+    /// weights, hashes joined by `:`), computed on first use; for a model built from parts,
+    /// [`ModelParts::digest`] of them (which reads every tensor once).
     ///
     /// # Errors
-    /// [`PlmError::Core`] if a file cannot be read.
+    /// [`PlmError::Core`] if a file cannot be read; [`PlmError::Torch`] if a tensor cannot.
     pub fn digest(&self) -> Result<&str, PlmError> {
         self.id.digest()
     }
@@ -366,33 +472,20 @@ fn special_token(config: &Value, key: &str) -> Option<Option<String>> {
     }
 }
 
-/// lm-evaluation-harness's `HFLM.prefix_token_id` read from the folder; see
+/// The JSON of a tokenizer configuration file; `path` names it in errors.
+fn parse_json(text: &str, path: PathBuf) -> Result<Value, PlmError> {
+    serde_json::from_str(text).map_err(|source| PlmError::ConfigJson { path, source })
+}
+
+/// lm-evaluation-harness's `HFLM.prefix_token_id` from the tokenizer configuration files
+/// (`tokenizer_config.json`, then `special_tokens_map.json`, each `None` when absent); see
 /// [`CausalLm::prefix_token_id`].
 fn prefix_token(
-    dir: &Path,
+    token_files: &[Option<Value>; 2],
     tokenizer: &PlmTokenizer,
     config: &CausalConfig,
 ) -> Result<i64, PlmError> {
-    let read = |file: &str| -> Result<Option<Value>, PlmError> {
-        let path = dir.join(file);
-        if !path.is_file() {
-            return Ok(None);
-        }
-        let text = std::fs::read_to_string(&path).map_err(|source| PlmError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|source| PlmError::ConfigJson { path, source })
-    };
-    let files: Vec<Value> = [
-        read("tokenizer_config.json")?,
-        read("special_tokens_map.json")?,
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let files: Vec<&Value> = token_files.iter().flatten().collect();
     if !files.is_empty() {
         // The first file that names the token decides (null included), as transformers'
         // tokenizer takes it.

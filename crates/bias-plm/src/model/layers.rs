@@ -63,6 +63,24 @@ impl Weights {
         }
     }
 
+    /// Wraps tensors handed over in memory ([`crate::ModelParts::tensors`], a `state_dict`);
+    /// `path` names them in errors. Each is detached from autograd: a new handle on the same
+    /// storage, not a copy (so that scoring never records a graph through a training model's
+    /// parameters). A name given twice keeps its last tensor, as [`Weights::read`] does for
+    /// shards.
+    pub(crate) fn from_tensors(
+        tensors: &[(String, Tensor)],
+        path: PathBuf,
+        device: Device,
+        kind: Kind,
+    ) -> Result<Self, PlmError> {
+        let mut map = HashMap::with_capacity(tensors.len());
+        for (name, tensor) in tensors {
+            map.insert(name.clone(), tensor.f_detach()?);
+        }
+        Ok(Weights::from_map(map, path, device, kind))
+    }
+
     /// The checkpoint file, for messages.
     pub(crate) fn path(&self) -> &Path {
         &self.path
@@ -99,6 +117,14 @@ impl Weights {
     }
 
     /// Like [`Weights::get`], but `None` when the parameter is absent.
+    ///
+    /// A tensor already on the model's device in its kind (or not floating point) is returned
+    /// as it is, sharing its storage: `Tensor::to_device` and `Tensor::to_kind` (libtorch's
+    /// `Tensor::to` with `copy=false`) return the same tensor when nothing changes, so a
+    /// float32 model on the CPU, loaded in `Kind::Float` on the CPU, uses its parameters in
+    /// place, without a copy (for [`crate::ModelParts`], the caller's very tensors: changing
+    /// them in place changes the model). Only a move to another device or a conversion to
+    /// another kind copies.
     pub(crate) fn get_opt(&self, name: &str, shape: &[i64]) -> Result<Option<Tensor>, PlmError> {
         let Some(tensor) = self.map.get(name) else {
             return Ok(None);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use tch::{Device, Kind, Tensor};
 
 use crate::adapter::ModelFolder;
-use crate::{DeviceSpec, ModelConfig, PlmError};
+use crate::{DeviceSpec, ModelConfig, ModelParts, PlmError};
 
 mod layers;
 mod registry;
@@ -200,10 +200,55 @@ impl PlmModel {
         let folder = ModelFolder::of(dir)?;
         let dir = folder.model.as_path();
         let config = ModelConfig::from_dir(dir)?;
-        let (files, path, device) = checkpoint_on(dir, device, kind)?;
+        let source = TensorSource::Folder(dir);
+        Self::build(
+            dir,
+            config,
+            source,
+            folder.adapter.as_ref(),
+            device,
+            kind,
+            with_head,
+        )
+    }
+
+    /// Builds the masked LM (encoder and head) of parts held in memory, through the same steps
+    /// as [`PlmModel::load`]: the configuration parsed from [`ModelParts::config_json`], the
+    /// parameters taken from [`ModelParts::tensors`] (see [`crate::MaskedLm::from_parts`]).
+    pub(crate) fn from_parts(
+        parts: &ModelParts,
+        device: DeviceSpec,
+        kind: Kind,
+    ) -> Result<Self, PlmError> {
+        let config =
+            ModelConfig::from_json_str(&parts.config_json, parts.pseudo_path("config.json"))?;
+        let source = TensorSource::Memory(&parts.tensors, &parts.name);
+        Self::build(
+            &parts.pseudo_path("model"),
+            config,
+            source,
+            None,
+            device,
+            kind,
+            true,
+        )
+    }
+
+    /// What [`PlmModel::load`] and [`PlmModel::from_parts`] share once the configuration is
+    /// read: the kind and device checks and the parameters ([`read_weights`]), the adapter
+    /// merged, then the architecture's loader ([`PlmModel::from_weights`]).
+    fn build(
+        dir: &Path,
+        config: ModelConfig,
+        source: TensorSource<'_>,
+        adapter: Option<&crate::LoraAdapter>,
+        device: DeviceSpec,
+        kind: Kind,
+        with_head: bool,
+    ) -> Result<Self, PlmError> {
+        let mut weights = read_weights(source, device, kind)?;
         let _guard = tch::no_grad_guard();
-        let mut weights = Weights::read(&files, path, device, kind)?;
-        if let Some(adapter) = &folder.adapter {
+        if let Some(adapter) = adapter {
             weights.merge_adapter(adapter)?;
         }
         Self::from_weights(dir, config, &weights, with_head)
@@ -259,7 +304,8 @@ impl PlmModel {
         self.kind
     }
 
-    /// The folder the model was loaded from.
+    /// The folder the model was loaded from (`<in-memory model of NAME>` for parts held in
+    /// memory).
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -400,6 +446,15 @@ pub(crate) fn checkpoint_on(
     device: DeviceSpec,
     kind: Kind,
 ) -> Result<(Vec<PathBuf>, PathBuf, Device), PlmError> {
+    check_kind(dir, kind)?;
+    let (files, path) = checkpoint_files(dir)?;
+    let device = device_for(device, kind)?;
+    Ok((files, path, device))
+}
+
+/// [`PlmError::UnsupportedConfig`] (naming `dir`) unless `kind` is a floating-point kind a
+/// model runs in.
+fn check_kind(dir: &Path, kind: Kind) -> Result<(), PlmError> {
     if !matches!(
         kind,
         Kind::Float | Kind::Double | Kind::Half | Kind::BFloat16
@@ -411,12 +466,54 @@ pub(crate) fn checkpoint_on(
             path: dir.to_path_buf(),
         });
     }
-    let (files, path) = checkpoint_files(dir)?;
+    Ok(())
+}
+
+/// The resolved device ([`DeviceSpec::resolve_checked`]), [`PlmError::HalfOnCpu`] for half
+/// precision on the CPU.
+fn device_for(device: DeviceSpec, kind: Kind) -> Result<Device, PlmError> {
     let device = device.resolve_checked()?;
     if device == Device::Cpu && matches!(kind, Kind::Half | Kind::BFloat16) {
         return Err(PlmError::HalfOnCpu(format!("{kind:?}")));
     }
-    Ok((files, path, device))
+    Ok(device)
+}
+
+/// Where a model's parameters come from: the safetensors files of a folder, or a `state_dict`
+/// held in memory ([`ModelParts::tensors`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum TensorSource<'a> {
+    /// The folder holding `model.safetensors` or its shards ([`checkpoint_files`]).
+    Folder(&'a Path),
+    /// The tensors, and the name of the model they belong to (for the pseudo-paths of errors:
+    /// `<in-memory model of NAME>`, `<in-memory state_dict of NAME>`).
+    Memory(&'a [(String, Tensor)], &'a str),
+}
+
+/// The parameters of `source` for a model on `device` in `kind`, after the checks every loader
+/// makes once the configuration is read, in this order: `kind` ([`check_kind`]), the checkpoint
+/// files of a folder ([`checkpoint_files`]), the device ([`device_for`]). A folder's files are
+/// read ([`Weights::read`]); tensors in memory are used as they are ([`Weights::from_tensors`]),
+/// moved and converted parameter by parameter only where the device or kind differs
+/// ([`Weights::get`]).
+pub(crate) fn read_weights(
+    source: TensorSource<'_>,
+    device: DeviceSpec,
+    kind: Kind,
+) -> Result<Weights, PlmError> {
+    match source {
+        TensorSource::Folder(dir) => {
+            let (files, path, device) = checkpoint_on(dir, device, kind)?;
+            let _guard = tch::no_grad_guard();
+            Weights::read(&files, path, device, kind)
+        }
+        TensorSource::Memory(tensors, name) => {
+            check_kind(&crate::parts::pseudo_path("model", name), kind)?;
+            let device = device_for(device, kind)?;
+            let path = crate::parts::pseudo_path("state_dict", name);
+            Weights::from_tensors(tensors, path, device, kind)
+        }
+    }
 }
 
 /// The safetensors files of the checkpoint in `dir` and the path that names it in errors.

@@ -89,8 +89,8 @@ mod tests {
         assert_eq!(
             message,
             "bert, roberta (also xlm-roberta, camembert), albert, distilbert, electra, mpnet, \
-             deberta-v2 (also DeBERTa-v3) and modernbert (masked LMs); gpt2, llama, mistral and \
-             qwen2 (causal LMs)"
+             deberta-v2 (also DeBERTa-v3) and modernbert (masked LMs); gpt2, llama, mistral, qwen2, \
+             gpt_neox, opt, gemma2, phi3 and olmo2 (causal LMs)"
         );
         for arch in super::super::ARCHITECTURES {
             for &name in arch.model_types {
