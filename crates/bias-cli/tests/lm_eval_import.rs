@@ -14,7 +14,8 @@ use bias_core::Direction;
 use serde_json::Value;
 
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/lm_eval/gpt2_crows_pairs_english")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/lm_eval/gpt2_crows_pairs_english")
 }
 
 fn samples() -> PathBuf {
@@ -67,7 +68,11 @@ fn bias_import_lm_eval_writes_a_table_for_the_other_commands() {
         .args(["--model-name", "gpt2", "--format", "json"])
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
     let (pct, diff) = reported();
     assert_eq!(summary["documents"], 1508);
@@ -79,14 +84,21 @@ fn bias_import_lm_eval_writes_a_table_for_the_other_commands() {
         .arg(&table)
         .output()
         .unwrap();
-    assert!(measured.status.success(), "{}", String::from_utf8_lossy(&measured.stderr));
+    assert!(
+        measured.status.success(),
+        "{}",
+        String::from_utf8_lossy(&measured.stderr)
+    );
     let text = String::from_utf8_lossy(&measured.stdout);
     assert!(text.contains("ll-sum") && text.contains("49.34"), "{text}");
 
     // A samples file of another task is refused, naming the line and what it lacks.
     let other = dir.join("samples_bbq.jsonl");
-    std::fs::write(&other, "{\"doc_id\": 0, \"doc\": {\"context\": \"c\"}, \"resps\": []}\n")
-        .unwrap();
+    std::fs::write(
+        &other,
+        "{\"doc_id\": 0, \"doc\": {\"context\": \"c\"}, \"resps\": []}\n",
+    )
+    .unwrap();
     let refused = Command::cargo_bin("bias")
         .unwrap()
         .args(["import", "lm-eval"])
@@ -97,7 +109,10 @@ fn bias_import_lm_eval_writes_a_table_for_the_other_commands() {
         .unwrap();
     assert!(!refused.status.success());
     let message = String::from_utf8_lossy(&refused.stderr);
-    assert!(message.contains("line 1") && message.contains("sent_more"), "{message}");
+    assert!(
+        message.contains("line 1") && message.contains("sent_more"),
+        "{message}"
+    );
     assert!(!dir.join("x.csv").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -100,9 +100,12 @@ fn row_of(sample: &Value, dataset: &str, model: &str) -> Result<ScoreRow, String
         .get("doc")
         .ok_or("no `doc`: not a line of an lm-eval samples file")?;
     let text = |key: &str| -> Result<String, String> {
-        doc.get(key).and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
-            format!("the document has no `{key}`: not a CrowS-Pairs task (crows_pairs_*)")
-        })
+        doc.get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                format!("the document has no `{key}`: not a CrowS-Pairs task (crows_pairs_*)")
+            })
     };
     let (more, less) = (text("sent_more")?, text("sent_less")?);
     let (ll_more, ll_less) = log_likelihoods(sample)?;
@@ -118,13 +121,15 @@ fn row_of(sample: &Value, dataset: &str, model: &str) -> Result<ScoreRow, String
         .unwrap_or("unknown")
         .parse()
         .map_err(|e| format!("`bias_type`: {e}"))?;
-    Ok(ScoreRow::builder(pair_id(sample, doc)?, bias_type, ll_more, ll_less)
-        .dataset(dataset)
-        .direction(direction)
-        .sentences(more, less)
-        .scorer(SCORER)
-        .model(model)
-        .build())
+    Ok(
+        ScoreRow::builder(pair_id(sample, doc)?, bias_type, ll_more, ll_less)
+            .dataset(dataset)
+            .direction(direction)
+            .sentences(more, less)
+            .scorer(SCORER)
+            .model(model)
+            .build(),
+    )
 }
 
 /// The document's own id (`id`, a CSV's `Unnamed: 0`), else the harness's `doc_id`.
@@ -198,7 +203,10 @@ mod tests {
         assert_eq!(row.scorer, "ll-sum");
         // The data set's own id wins over the harness's index; numbers as the harness wrote them.
         let row = row_of(
-            &sample(r#", "Unnamed: 0": 17"#, r#"[[[-1.0, false]], [[-2.0, false]]]"#),
+            &sample(
+                r#", "Unnamed: 0": 17"#,
+                r#"[[[-1.0, false]], [[-2.0, false]]]"#,
+            ),
             "d",
             "m",
         )
@@ -210,8 +218,14 @@ mod tests {
     fn broken_documents_say_what_is_wrong() {
         for (s, word) in [
             (sample("", r#"[[["-1", "False"]]]"#), "two requests"),
-            (sample("", r#"[[["x", "False"]], [["-1", "False"]]]"#), "not a number"),
-            (sample("", r#"[[["NaN", "False"]], [["-1", "False"]]]"#), "not finite"),
+            (
+                sample("", r#"[[["x", "False"]], [["-1", "False"]]]"#),
+                "not a number",
+            ),
+            (
+                sample("", r#"[[["NaN", "False"]], [["-1", "False"]]]"#),
+                "not finite",
+            ),
             (
                 serde_json::json!({"doc": {"question": "q"}, "resps": []}),
                 "not a CrowS-Pairs task",

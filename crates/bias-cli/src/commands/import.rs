@@ -62,10 +62,10 @@ impl ImportCommand {
 /// Reads the samples, writes the table, and prints lm-eval's two aggregates recomputed from it.
 fn lm_eval(a: &LmEvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let model = a.model_name.clone().unwrap_or_else(|| {
-        a.samples
-            .parent()
-            .and_then(|p| p.file_name())
-            .map_or_else(|| "lm-eval".to_owned(), |n| n.to_string_lossy().into_owned())
+        a.samples.parent().and_then(|p| p.file_name()).map_or_else(
+            || "lm-eval".to_owned(),
+            |n| n.to_string_lossy().into_owned(),
+        )
     });
     let table = bias_data::read_lm_eval_samples(&a.samples, &a.dataset, &model)?;
     if let Some(dir) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
