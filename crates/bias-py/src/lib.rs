@@ -285,6 +285,28 @@ fn score<'py>(
     model_name: Option<&str>,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let (label, pairs) = data(dataset, pairs, pairs_name, limit, data_dir)?;
+    let lm = open(model, device, dtype, model_name)?;
+    let run = Run {
+        scorers,
+        batch_size,
+        batch_tokens,
+        chunk,
+        out,
+        progress,
+    };
+    run.table(py, &lm, &label, &pairs)
+}
+
+/// The data set's label and pairs: a named data set under `data_dir`, or a pair table; the
+/// first `limit`.
+fn data(
+    dataset: Option<&str>,
+    pairs: Option<Bound<'_, PyDict>>,
+    pairs_name: &str,
+    limit: Option<usize>,
+    data_dir: &str,
+) -> PyResult<(String, Vec<SentencePair>)> {
     let (label, mut pairs) = match (dataset, pairs) {
         (Some(name), None) => {
             let d = bias_data::load_named(name, data_dir).map_err(|e| bias_error(&e))?;
@@ -300,45 +322,190 @@ fn score<'py>(
     if let Some(n) = limit {
         pairs.truncate(n);
     }
-    let lm = open(model, device, dtype, model_name)?;
-    let names: Vec<String> =
-        scorers.unwrap_or_else(|| lm.default_scorers().iter().map(|s| s.to_string()).collect());
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let options = ScoringOptions {
-        batch: BatchOptions {
-            max_batch: batch_size.max(1),
-            max_tokens: batch_tokens.max(1),
-        },
-        ..ScoringOptions::default()
+    Ok((label, pairs))
+}
+
+/// A tensor handed over by Python: `(name, data_ptr, shape, strides, dtype, device)` of a
+/// `torch.Tensor` (`str(t.dtype)`, `str(t.device)`).
+type TensorView = (String, usize, Vec<i64>, Vec<i64>, String, String);
+
+/// `torch.float32`, ... as a libtorch kind.
+fn torch_kind(dtype: &str) -> PyResult<Kind> {
+    Ok(match dtype.trim_start_matches("torch.") {
+        "float32" | "float" => Kind::Float,
+        "float16" | "half" => Kind::Half,
+        "bfloat16" => Kind::BFloat16,
+        "float64" | "double" => Kind::Double,
+        "int64" | "long" => Kind::Int64,
+        "int32" | "int" => Kind::Int,
+        "int16" => Kind::Int16,
+        "int8" => Kind::Int8,
+        "uint8" => Kind::Uint8,
+        "bool" => Kind::Bool,
+        other => {
+            return Err(BiasError::new_err(format!(
+                "a state_dict tensor of dtype {other}: not a kind this module reads"
+            )))
+        }
+    })
+}
+
+/// `cpu`, `cuda`, `cuda:N` as a libtorch device.
+fn torch_device(device: &str) -> PyResult<tch::Device> {
+    match device {
+        "cpu" => Ok(tch::Device::Cpu),
+        "cuda" => Ok(tch::Device::Cuda(0)),
+        d => d
+            .strip_prefix("cuda:")
+            .and_then(|i| i.parse().ok())
+            .map(tch::Device::Cuda)
+            .ok_or_else(|| {
+                BiasError::new_err(format!("a tensor on device {d}: expected cpu or cuda"))
+            }),
+    }
+}
+
+/// The tensors of a `state_dict`, as views on the memory of the Python tensors (no copy).
+///
+/// # Safety
+/// Each view points into a `torch.Tensor` the caller keeps alive (and unchanged in size) for as
+/// long as the returned tensors and anything built from them without a copy are used.
+#[allow(unsafe_code)]
+unsafe fn tensor_views(views: Vec<TensorView>) -> PyResult<Vec<(String, tch::Tensor)>> {
+    views
+        .into_iter()
+        .map(|(name, ptr, shape, strides, dtype, device)| {
+            let kind = torch_kind(&dtype)?;
+            let device = torch_device(&device)?;
+            if shape.len() != strides.len() {
+                return Err(BiasError::new_err(format!(
+                    "{name}: shape and strides differ in length"
+                )));
+            }
+            // SAFETY: the caller's contract above; libtorch does not free borrowed memory.
+            let t =
+                unsafe { tch::Tensor::from_blob(ptr as *const u8, &shape, &strides, kind, device) };
+            Ok((name, t))
+        })
+        .collect()
+}
+
+/// Scores a data set with a model held in memory — a `transformers` model's configuration,
+/// tokenizer and `state_dict` (`bias_plm::ModelParts`), its tensors read where they are, without
+/// a copy on the CPU in float32 — like [`score`] scores a folder.
+#[pyfunction]
+#[pyo3(signature = (name, config_json, tokenizer_json, tensors, *, tokenizer_config_json=None,
+    special_tokens_map_json=None, dataset=None, pairs=None, pairs_name="pairs", scorers=None,
+    limit=None, data_dir="data", device="auto", dtype="f32", batch_size=64, batch_tokens=8192,
+    chunk=64, out=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn score_parts<'py>(
+    py: Python<'py>,
+    name: &str,
+    config_json: String,
+    tokenizer_json: String,
+    tensors: Vec<TensorView>,
+    tokenizer_config_json: Option<String>,
+    special_tokens_map_json: Option<String>,
+    dataset: Option<&str>,
+    pairs: Option<Bound<'py, PyDict>>,
+    pairs_name: &str,
+    scorers: Option<Vec<String>>,
+    limit: Option<usize>,
+    data_dir: &str,
+    device: &str,
+    dtype: &str,
+    batch_size: usize,
+    batch_tokens: usize,
+    chunk: usize,
+    out: Option<PathBuf>,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (label, pairs) = data(dataset, pairs, pairs_name, limit, data_dir)?;
+    // SAFETY: the Python caller (`bias_lm.score_model`) holds the state_dict for the whole call,
+    // and the model built from the views is dropped before this function returns.
+    #[allow(unsafe_code)]
+    let tensors = unsafe { tensor_views(tensors)? };
+    let mut parts = bias_plm::ModelParts::new(name, config_json, tokenizer_json, tensors);
+    parts.tokenizer_config_json = tokenizer_config_json;
+    parts.special_tokens_map_json = special_tokens_map_json;
+    let device: DeviceSpec = device
+        .parse()
+        .map_err(|e: bias_plm::PlmError| bias_error(&e))?;
+    let lm =
+        LanguageModel::from_parts(parts, device, kind_of(dtype)?).map_err(|e| bias_error(&e))?;
+    let run = Run {
+        scorers,
+        batch_size,
+        batch_tokens,
+        chunk,
+        out,
+        progress,
     };
-    let mut scorer = lm.scorer(&names, options).map_err(|e| bias_error(&e))?;
-    let fingerprint = lm
-        .fingerprint(&*scorer, &label, &pairs, chunk.max(1))
-        .map_err(|e| bias_error(&e))?;
-    let scratch = TempTable::new(out)?;
-    let failed: RefCell<Option<PyErr>> = RefCell::new(None);
-    let mut on_chunk = |done: usize, total: usize| {
-        if let Some(cb) = &progress {
-            if failed.borrow().is_none() {
-                if let Err(e) = cb.call1((done, total)) {
-                    *failed.borrow_mut() = Some(e);
+    run.table(py, &lm, &label, &pairs)
+}
+
+/// How a scoring run goes: its scorers, batches, chunks, file and progress callback.
+struct Run<'py> {
+    scorers: Option<Vec<String>>,
+    batch_size: usize,
+    batch_tokens: usize,
+    chunk: usize,
+    out: Option<PathBuf>,
+    progress: Option<Bound<'py, PyAny>>,
+}
+
+impl<'py> Run<'py> {
+    /// Scores `pairs` of the data set `label` with `lm` through `run_scoring` (resumable into
+    /// the CSV `out`, else a temporary one) and returns the table as `{column: list}`.
+    fn table(
+        self,
+        py: Python<'py>,
+        lm: &LanguageModel,
+        label: &str,
+        pairs: &[SentencePair],
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let names: Vec<String> = self
+            .scorers
+            .unwrap_or_else(|| lm.default_scorers().iter().map(|s| s.to_string()).collect());
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let options = ScoringOptions {
+            batch: BatchOptions {
+                max_batch: self.batch_size.max(1),
+                max_tokens: self.batch_tokens.max(1),
+            },
+            ..ScoringOptions::default()
+        };
+        let mut scorer = lm.scorer(&names, options).map_err(|e| bias_error(&e))?;
+        let fingerprint = lm
+            .fingerprint(&*scorer, label, pairs, self.chunk.max(1))
+            .map_err(|e| bias_error(&e))?;
+        let scratch = TempTable::new(self.out)?;
+        let failed: RefCell<Option<PyErr>> = RefCell::new(None);
+        let progress = self.progress;
+        let mut on_chunk = |done: usize, total: usize| {
+            if let Some(cb) = &progress {
+                if failed.borrow().is_none() {
+                    if let Err(e) = cb.call1((done, total)) {
+                        *failed.borrow_mut() = Some(e);
+                    }
                 }
             }
+        };
+        run_scoring(
+            &mut *scorer,
+            pairs,
+            fingerprint,
+            scratch.path(),
+            &mut on_chunk,
+        )
+        .map_err(|e| bias_error(&e))?;
+        if let Some(e) = failed.into_inner() {
+            return Err(e);
         }
-    };
-    run_scoring(
-        &mut *scorer,
-        &pairs,
-        fingerprint,
-        scratch.path(),
-        &mut on_chunk,
-    )
-    .map_err(|e| bias_error(&e))?;
-    if let Some(e) = failed.into_inner() {
-        return Err(e);
+        let table = ScoreTable::read_csv_path(scratch.path()).map_err(|e| bias_error(&e))?;
+        columns(py, &table)
     }
-    let table = ScoreTable::read_csv_path(scratch.path()).map_err(|e| bias_error(&e))?;
-    columns(py, &table)
 }
 
 /// The CSV a run writes: the caller's, or a temporary one removed when done.
@@ -488,6 +655,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(libtorch_version, m)?)?;
     m.add_function(wrap_pyfunction!(score, m)?)?;
+    m.add_function(wrap_pyfunction!(score_parts, m)?)?;
     m.add_function(wrap_pyfunction!(measures, m)?)?;
     m.add_function(wrap_pyfunction!(import_lm_eval, m)?)?;
     m.add_function(wrap_pyfunction!(lm_eval_crows, m)?)?;

@@ -177,3 +177,27 @@ def test_tasks_equal_bias_task(tmp_path):
     assert (tmp_path / "ss" / "stereoset-dev.jsonl").exists()
     with pytest.raises(bias_lm.BiasError, match="causal LM"):
         bias_lm.winogender(BERT, data_dir=DATA, device="cpu", progress=False)
+
+
+@pytest.mark.parametrize("folder", ["bert", "gpt2"])
+def test_a_transformers_model_object_scores_as_its_folder(folder):
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+    path = ROOT / "fixtures" / "models" / folder
+    auto = AutoModelForMaskedLM if folder == "bert" else AutoModelForCausalLM
+    model = auto.from_pretrained(str(path), dtype="float32").eval()
+    tokenizer = AutoTokenizer.from_pretrained(str(path))
+    from_object = bias_lm.score_model(model, tokenizer, "crows-pairs", limit=30, data_dir=DATA,
+                                      device="cpu", progress=False)
+    from_folder = bias_lm.score(path, "crows-pairs", limit=30, data_dir=DATA, device="cpu",
+                                progress=False)
+    assert (from_object.model == folder).all()
+    for column in ("score_stereo", "score_anti"):
+        assert from_object[column].tolist() == pytest.approx(from_folder[column].tolist(),
+                                                              abs=1e-5)
+    pd.testing.assert_frame_equal(from_object, from_folder, check_exact=True)
+    # The engine read the model's own memory: a change to a weight changes the scores.
+    with __import__("torch").no_grad():
+        next(model.parameters()).mul_(1.5)
+    moved = bias_lm.score_model(model, tokenizer, "crows-pairs", limit=30, data_dir=DATA,
+                                device="cpu", progress=False)
+    assert moved.score_stereo.tolist() != from_folder.score_stereo.tolist()

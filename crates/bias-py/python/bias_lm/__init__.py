@@ -54,7 +54,7 @@ from ._native import BiasError  # noqa: E402
 __version__ = _native.version()
 COLUMNS = list(_native.COLUMNS)
 
-__all__ = ["score", "measures", "from_lm_eval", "lm_eval_crows", "subsample", "reproduce",
+__all__ = ["score", "score_model", "measures", "from_lm_eval", "lm_eval_crows", "subsample", "reproduce",
            "weat", "same", "word_vectors", "bbq", "winogender", "stereoset", "BiasError",
            "COLUMNS", "__version__"]
 
@@ -140,6 +140,52 @@ def score(model, dataset=None, *, pairs=None, scorers=None, limit=None, data_dir
             model_name=model_name, progress=bar)
     finally:
         bar.close()
+    return _frame(columns)
+
+
+def _special_tokens(tokenizer):
+    """The BOS / EOS tokens a causal LM's prefix token is read from, as `tokenizer_config.json`
+    holds them."""
+    import json
+    return json.dumps({"bos_token": getattr(tokenizer, "bos_token", None),
+                       "eos_token": getattr(tokenizer, "eos_token", None)})
+
+
+def score_model(model, tokenizer, dataset=None, *, pairs=None, name=None, scorers=None,
+                limit=None, data_dir="data", device="auto", dtype="f32", batch_size=64,
+                batch_tokens=8192, chunk=64, out=None, progress=True):
+    """Scores a data set with a ``transformers`` model object and its fast tokenizer, without
+    saving them: their configuration, ``tokenizer.json`` and ``state_dict()`` tensors are handed
+    to the engine, the tensors read where they are (no copy for a float32 model on the CPU), so a
+    model can be measured during training. The table equals :func:`score` on the saved folder.
+    Scoring runs without gradients and does not change the model.
+
+    name: the ``model`` column (default: the configuration's ``_name_or_path``).
+    Other arguments as :func:`score`.
+    """
+    import torch
+    if not getattr(tokenizer, "is_fast", False):
+        raise BiasError("score_model needs a fast tokenizer (its tokenizer.json): load it with "
+                        "AutoTokenizer.from_pretrained(..., use_fast=True)")
+    name = name or getattr(model.config, "_name_or_path", None) or type(model).__name__
+    name = str(name).rstrip("/").split("/")[-1] or "model"
+    with torch.no_grad():
+        state = model.state_dict()
+        tensors = [(k, t.data_ptr(), list(t.shape), list(t.stride()), str(t.dtype),
+                    str(t.device)) for k, t in state.items()]
+        bar = _Progress(progress)
+        try:
+            columns = _native.score_parts(
+                name, model.config.to_json_string(), tokenizer.backend_tokenizer.to_str(),
+                tensors, tokenizer_config_json=_special_tokens(tokenizer), dataset=dataset,
+                pairs=None if pairs is None else _columns(pairs), scorers=scorers, limit=limit,
+                data_dir=str(data_dir), device=device, dtype=dtype, batch_size=batch_size,
+                batch_tokens=batch_tokens, chunk=chunk, out=None if out is None else str(out),
+                progress=bar)
+        finally:
+            bar.close()
+        # `state` holds the tensors the engine read until here.
+        del state
     return _frame(columns)
 
 

@@ -89,3 +89,21 @@ def stereoset(
     chunk: int = 64,
     progress: bool = True,
 ) -> Dict[str, Any]: ...
+def score_model(
+    model: Any,
+    tokenizer: Any,
+    dataset: Optional[str] = None,
+    *,
+    pairs: Optional[pd.DataFrame] = None,
+    name: Optional[str] = None,
+    scorers: Optional[Sequence[str]] = None,
+    limit: Optional[int] = None,
+    data_dir: Union[str, PathLike] = "data",
+    device: str = "auto",
+    dtype: str = "f32",
+    batch_size: int = 64,
+    batch_tokens: int = 8192,
+    chunk: int = 64,
+    out: Optional[Union[str, PathLike]] = None,
+    progress: bool = True,
+) -> pd.DataFrame: ...
