@@ -34,7 +34,8 @@ pub struct SourceArgs {
     /// Lower-case the vocabulary (and queries) when loading vectors.
     #[arg(long)]
     lower: bool,
-    /// A model folder: texts are embedded by mean pooling a layer (special tokens included).
+    /// A model folder or a Hugging Face id `org/name[@revision]` (as --model elsewhere): texts
+    /// are embedded by mean pooling a layer (special tokens included).
     #[arg(long)]
     model: Option<PathBuf>,
     /// Hidden layer to pool with --model (0 = embeddings; default: the last).
@@ -74,6 +75,7 @@ impl SourceArgs {
                     layer: self.layer.map_or(Layer::Last, Layer::Index),
                     ..EmbedOptions::default()
                 };
+                let (dir, _) = crate::model_args::resolve_model(dir)?;
                 Ok(PlmEmbedder::load(dir, DeviceSpec::Auto, options)?)
             }
             None if self.vectors.is_some() && !needs.is_empty() => {

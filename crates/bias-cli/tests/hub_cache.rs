@@ -179,3 +179,45 @@ fn a_run_is_not_resumed_after_its_revision_moved() {
     let o = evaluate(&format!("test-org/tiny-bert@{COMMIT}"), &cache, &out);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// `bias finetune --base` takes an id as `--model` does: the batches a run would train on from
+/// `test-org/tiny-bert` are those of the fixture folder.
+#[test]
+fn finetune_takes_a_hub_id_as_its_base() {
+    let dir = scratch("finetune");
+    let cache = cache(&dir);
+    let corpus = dir.join("corpus.txt");
+    std::fs::write(
+        &corpus,
+        "He is a doctor.\nShe is a nurse.\nThey went home.\n",
+    )
+    .unwrap();
+    let batches = |base: &str, name: &str| -> String {
+        let file = dir.join(format!("{name}.json"));
+        let output = Command::cargo_bin("bias")
+            .unwrap()
+            .env("HF_HUB_CACHE", &cache)
+            .env("HF_HUB_OFFLINE", "1")
+            .args(["finetune", "--base", base, "--corpus"])
+            .arg(&corpus)
+            .arg("--out")
+            .arg(dir.join(format!("{name}-model")))
+            .arg("--export-batches")
+            .arg(&file)
+            .args(["--device", "cpu"])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        std::fs::read_to_string(file).unwrap()
+    };
+    let fixture = root().join("fixtures/models/bert").display().to_string();
+    assert_eq!(
+        batches("test-org/tiny-bert", "hub"),
+        batches(&fixture, "folder")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -26,13 +26,15 @@ use clap::Args;
 use crate::commands::finetune::{summary, Preset, ResolvedTraining, TrainArgs};
 use crate::data_args::{CrowsArgs, Rates};
 use crate::error::CliError;
+use crate::model_args::resolve_model;
 use crate::model_args::{kinds, ScorerArg};
 use crate::output::{write_json, Format};
 
 /// `bias controlled` arguments.
 #[derive(Debug, Args)]
 pub struct ControlledArgs {
-    /// The masked LM to fine-tune (or a bare BERT encoder with --new-mlm-head).
+    /// The masked LM to fine-tune: a folder or a Hugging Face id `org/name[@revision]` (as --model
+    /// elsewhere), or a bare BERT encoder with --new-mlm-head.
     #[arg(long)]
     base: PathBuf,
     /// Give a bare BERT encoder a new masked-LM head before fine-tuning.
@@ -105,7 +107,9 @@ pub fn run(args: &ControlledArgs, out: &mut impl Write) -> Result<(), CliError> 
         _ => GenderWords::kaneko2023(),
     };
     let rates = &args.rates.0;
-    let training = args.train.resolve(Preset::Kaneko2023, &args.base)?;
+    let training = args
+        .train
+        .resolve(Preset::Kaneko2023, &resolve_model(&args.base)?.0)?;
     let seed = training.config.seed;
     eprintln!("training: {}", training.describe());
     let options = MiningOptions {
@@ -240,7 +244,7 @@ fn train_rate(
         set.rate, set.male, set.female
     );
     let mut trainer = args.train.trainer(
-        args.base.clone(),
+        resolve_model(&args.base)?.0,
         dir.clone(),
         args.new_mlm_head,
         training,

@@ -241,8 +241,8 @@ fn progress_bar(title: &str) -> ProgressBar {
 /// `bias finetune` arguments.
 #[derive(Debug, Args)]
 pub struct FinetuneArgs {
-    /// The model to start from: a masked-LM folder, or a bare BERT encoder with
-    /// --new-mlm-head.
+    /// The model to start from: a masked-LM folder or Hugging Face id `org/name[@revision]` (as
+    /// --model elsewhere), or a bare BERT encoder with --new-mlm-head.
     #[arg(long)]
     base: PathBuf,
     /// Training text: one sentence per line, or the BUG corpus CSV (`sentence_text` column).
@@ -275,10 +275,11 @@ pub fn run(args: &FinetuneArgs, out: &mut impl std::io::Write) -> Result<(), Cli
     if let Some(n) = args.sentences {
         sentences.truncate(n);
     }
-    let resolved = args.train.resolve(Preset::Fast, &args.base)?;
+    let (base, _) = crate::model_args::resolve_model(&args.base)?;
+    let resolved = args.train.resolve(Preset::Fast, &base)?;
     eprintln!("training: {}", resolved.describe());
     let mut trainer = args.train.trainer(
-        args.base.clone(),
+        base,
         args.out.clone(),
         args.new_mlm_head,
         &resolved,
