@@ -560,14 +560,19 @@ impl Drop for TempTable {
 
 /// The bias measures (`indicator`, `kls`, `jss`, `jss-paper`) of every (data set, scorer,
 /// model) slice of a score table, overall (`bias_type` `all`) and per bias type, as records.
-/// `small_types` is `error` (a bias type with one pair stops KLS and JSS) or `skip`.
+/// `small_types` is `error` (a bias type with one pair stops KLS and JSS) or `skip`. With
+/// `bootstrap` replicates, the overall rows get a percentile bootstrap interval (`lower`,
+/// `upper`; stratified by bias type, as `bias measure --bootstrap`).
 #[pyfunction]
-#[pyo3(signature = (table, measures=None, small_types="error"))]
+#[pyo3(signature = (table, measures=None, small_types="error", bootstrap=None, level=0.95, seed=0))]
 fn measures<'py>(
     py: Python<'py>,
     table: Bound<'py, PyDict>,
     measures: Option<Vec<String>>,
     small_types: &str,
+    bootstrap: Option<usize>,
+    level: f64,
+    seed: u64,
 ) -> PyResult<Bound<'py, PyList>> {
     let table = table_of(&table)?;
     let specs: Vec<MeasureSpec> = measures
@@ -599,6 +604,18 @@ fn measures<'py>(
                 *spec
             };
             let m = spec.measure(&slice.table).map_err(|e| bias_error(&e))?;
+            let interval = bootstrap
+                .map(|replicates| {
+                    let options = bias_metrics::BootstrapOptions {
+                        replicates,
+                        level,
+                        seed,
+                        stratified: true,
+                    };
+                    bias_metrics::bootstrap_ci(&spec, &slice.table, &options)
+                        .map_err(|e| bias_error(&e))
+                })
+                .transpose()?;
             let push = |bias_type: &str, n: usize, value: f64| -> PyResult<()> {
                 let r = PyDict::new(py);
                 r.set_item("dataset", &slice.dataset)?;
@@ -609,6 +626,10 @@ fn measures<'py>(
                 r.set_item("n", n)?;
                 r.set_item("value", value)?;
                 r.set_item("no_bias", m.no_bias)?;
+                if let Some(b) = interval.as_ref().filter(|_| bias_type == "all") {
+                    r.set_item("lower", b.lower)?;
+                    r.set_item("upper", b.upper)?;
+                }
                 records.append(r)
             };
             push("all", m.n, m.value)?;

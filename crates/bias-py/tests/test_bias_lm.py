@@ -24,11 +24,12 @@ DATA = ROOT / "data"
 
 
 def read_cli_table(path):
-    """`bias score`'s CSV, read exactly (pandas 3 parses floats correctly rounded; labels as
-    text)."""
+    """`bias score`'s CSV, read exactly: scores by Python's float() (correctly rounded on any
+    pandas), labels as text."""
     text = {c: str for c in ("pair_id", "dataset", "bias_type", "direction", "stereo", "anti",
                              "scorer", "model", "group_id")}
     frame = pd.read_csv(path, dtype=text, keep_default_na=False,
+                        converters={"score_stereo": float, "score_anti": float},
                         na_values={"tokens_stereo": [""], "tokens_anti": [""]})
     for c in ("tokens_stereo", "tokens_anti"):
         frame[c] = frame[c].astype("Int64")
@@ -80,6 +81,18 @@ def test_measures_match_the_indicator_by_hand():
     assert row["value"].item() == pytest.approx(by_hand, abs=1e-12)
     assert set(m.measure) == {"indicator", "kls", "jss"}
     assert (m[m.measure == "jss"].no_bias == 100).all()
+    # Intervals as `bias measure --bootstrap` gives them.
+    table.to_csv(TMP_CSV := Path(os.environ.get("TMPDIR", "/tmp")) / "bias_lm_measure.csv",
+                 index=False)
+    cli = json.loads(subprocess.run(
+        [str(BIAS), "measure", "--scores", str(TMP_CSV), "--scorer", "ll-sum", "--measures",
+         "indicator", "--bootstrap", "200", "--format", "json"],
+        check=True, capture_output=True, text=True).stdout)
+    ours = bias_lm.measures(table[table.scorer == "ll-sum"], measures=["indicator"],
+                            bootstrap=200)
+    overall = ours[ours.bias_type == "all"].iloc[0]
+    assert (overall["lower"], overall["upper"]) == (cli[0]["bootstrap"]["lower"],
+                                                    cli[0]["bootstrap"]["upper"])
 
 
 def test_lm_eval_log_gives_back_lm_eval_s_numbers():

@@ -189,14 +189,18 @@ def score_model(model, tokenizer, dataset=None, *, pairs=None, name=None, scorer
     return _frame(columns)
 
 
-def measures(table, measures=("indicator", "kls", "jss"), small_types="error"):
+def measures(table, measures=("indicator", "kls", "jss"), small_types="error", bootstrap=None,
+             level=0.95, seed=0):
     """The bias measures of a score table (a DataFrame from :func:`score` or
     :func:`from_lm_eval`, or ``bias score``'s CSV read with pandas): one row per (dataset,
     scorer, model, measure, bias type), ``bias_type`` ``all`` for the overall value; ``no_bias``
     is the value of an unbiased model (50 for the indicator and KLS, 100 for JSS).
-    ``small_types="skip"`` leaves out bias types with a single pair (KLS and JSS need two)."""
+    ``small_types="skip"`` leaves out bias types with a single pair (KLS and JSS need two).
+    ``bootstrap=1000`` adds a percentile bootstrap interval (``lower``, ``upper``, at ``level``,
+    resampling within bias types) to the overall rows, as ``bias measure --bootstrap``."""
     import pandas as pd
-    return pd.DataFrame(_native.measures(_columns(table), list(measures), small_types))
+    return pd.DataFrame(_native.measures(_columns(table), list(measures), small_types,
+                                         bootstrap, level, seed))
 
 
 def from_lm_eval(path, dataset="crows-pairs", model="lm-eval"):

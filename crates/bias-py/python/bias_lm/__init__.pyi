@@ -30,6 +30,9 @@ def measures(
     table: pd.DataFrame,
     measures: Sequence[str] = ("indicator", "kls", "jss"),
     small_types: str = "error",
+    bootstrap: Optional[int] = None,
+    level: float = 0.95,
+    seed: int = 0,
 ) -> pd.DataFrame: ...
 def from_lm_eval(
     path: Union[str, PathLike], dataset: str = "crows-pairs", model: str = "lm-eval"

@@ -30,6 +30,9 @@ def measures(
     table: Dict[str, List[Any]],
     measures: Optional[Sequence[str]] = None,
     small_types: str = "error",
+    bootstrap: Optional[int] = None,
+    level: float = 0.95,
+    seed: int = 0,
 ) -> List[Dict[str, Any]]: ...
 def import_lm_eval(path: str, dataset: str = "crows-pairs", model: str = "lm-eval") -> Dict[str, List[Any]]: ...
 def lm_eval_crows(table: Dict[str, List[Any]]) -> Dict[str, Any]: ...
