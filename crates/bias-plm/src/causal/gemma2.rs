@@ -12,9 +12,7 @@ use serde_json::Value;
 use tch::Tensor;
 
 use crate::causal::config::{CausalConfig, FamilySettings, LlamaFamily, Raw, LLAMA};
-use crate::causal::layers::{
-    apply_rotary, attend, linear, model_prefix, softcap, Masks, RmsNorm, RmsWeight, Rotary, Scores,
-};
+use crate::causal::layers::{apply_rotary, attend, decode, linear, lm_head, model_prefix, softcap, RmsNorm, RmsWeight, Rotary, RotaryLayer, Scores};
 use crate::causal::registry::{CausalArchitecture, CausalNet};
 use crate::config::Activation;
 use crate::model::{activate, Linear, Weights};
@@ -42,7 +40,11 @@ struct Layer {
     window: Option<i64>,
 }
 
-impl Layer {
+impl RotaryLayer for Layer {
+    fn window(&self) -> Option<i64> {
+        self.window
+    }
+
     fn forward(
         &self,
         x: &Tensor,
@@ -136,23 +138,14 @@ impl Gemma2 {
                 window: config.sliding_window.get(i as usize).copied().flatten(),
             });
         }
-        let head = if config.tie_word_embeddings {
-            embed.shallow_clone()
-        } else {
-            w.get("lm_head.weight", &[config.vocab_size, h])?
-        };
+        let head = lm_head(w, config, &embed)?;
         Ok(Gemma2 {
             embed,
             embed_scale: (h as f64).sqrt() as f32,
             layers,
             norm: norm(&format!("{base}norm"))?,
             head,
-            rotary: Rotary::new(
-                config.rotary_dim,
-                config.rope_theta,
-                &config.rope_scaling,
-                w.device(),
-            )?,
+            rotary: Rotary::of(config, w.device())?,
             final_softcap: final_logit_softcapping,
         })
     }
@@ -166,12 +159,8 @@ impl CausalNet for Gemma2 {
         let scale = Tensor::from(self.embed_scale)
             .f_to_kind(kind)?
             .f_to_device(embedded.device())?;
-        let mut hidden = embedded.f_mul(&scale)?;
-        let (cos, sin) = self.rotary.cos_sin(attention_mask, kind)?;
-        let mut masks = Masks::new(attention_mask, kind);
-        for layer in &self.layers {
-            hidden = layer.forward(&hidden, &cos, &sin, masks.get(layer.window)?)?;
-        }
+        let hidden = embedded.f_mul(&scale)?;
+        let hidden = decode(hidden, attention_mask, &self.rotary, &self.layers)?;
         self.norm.forward(&hidden)
     }
 

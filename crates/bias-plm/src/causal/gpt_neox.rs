@@ -11,7 +11,7 @@
 use tch::Tensor;
 
 use crate::causal::config::{rotary_dim, CausalConfig, CausalType, FamilySettings, Raw};
-use crate::causal::layers::{apply_rotary, attend, linear, Masks, Rotary, Scores};
+use crate::causal::layers::{apply_rotary, attend, decode, linear, Rotary, RotaryLayer, Scores};
 use crate::causal::registry::{CausalArchitecture, CausalNet};
 use crate::config::Activation;
 use crate::model::{activate, LayerNorm, Linear, Weights};
@@ -32,7 +32,11 @@ struct Layer {
     parallel: bool,
 }
 
-impl Layer {
+impl RotaryLayer for Layer {
+    fn window(&self) -> Option<i64> {
+        None
+    }
+
     fn forward(
         &self,
         x: &Tensor,
@@ -119,25 +123,15 @@ impl GptNeox {
             layers,
             norm: LayerNorm::load(w, "gpt_neox.final_layer_norm", h, eps)?,
             head,
-            rotary: Rotary::new(
-                config.rotary_dim,
-                config.rope_theta,
-                &config.rope_scaling,
-                w.device(),
-            )?,
+            rotary: Rotary::of(config, w.device())?,
         })
     }
 }
 
 impl CausalNet for GptNeox {
     fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
-        let mut hidden = Tensor::f_embedding(&self.embed, ids, -1, false, false)?;
-        let kind = hidden.kind();
-        let (cos, sin) = self.rotary.cos_sin(attention_mask, kind)?;
-        let mut masks = Masks::new(attention_mask, kind);
-        for layer in &self.layers {
-            hidden = layer.forward(&hidden, &cos, &sin, masks.get(None)?)?;
-        }
+        let hidden = Tensor::f_embedding(&self.embed, ids, -1, false, false)?;
+        let hidden = decode(hidden, attention_mask, &self.rotary, &self.layers)?;
         self.norm.forward(&hidden)
     }
 

@@ -7,7 +7,7 @@
 
 use tch::{Device, Kind, Tensor};
 
-use crate::causal::config::RopeScaling;
+use crate::causal::config::{CausalConfig, RopeScaling};
 use crate::model::{finfo_min, Linear, Weights};
 use crate::PlmError;
 
@@ -126,6 +126,17 @@ pub(crate) struct Rotary {
 }
 
 impl Rotary {
+    /// The rotary embedding `config` describes (`rotary_dim`, `rope_theta`, `rope_scaling`), on
+    /// `device`.
+    pub(crate) fn of(config: &CausalConfig, device: Device) -> Result<Self, PlmError> {
+        Self::new(
+            config.rotary_dim,
+            config.rope_theta,
+            &config.rope_scaling,
+            device,
+        )
+    }
+
     /// The inverse frequencies for `rotary_dim` rotated dimensions, base `theta` and `scaling`,
     /// computed in float32 with the operations of `transformers`
     /// (`1 / θ^(arange(0, d, 2) / d)`, then the scaling).
@@ -444,5 +455,53 @@ pub(crate) fn model_prefix(w: &Weights) -> Result<&'static str, PlmError> {
             name: "model.embed_tokens.weight".into(),
             path: w.path().to_path_buf(),
         })
+    }
+}
+
+/// A decoder layer of a rotary family, as [`decode`] runs it.
+pub(crate) trait RotaryLayer {
+    /// Its sliding attention window; `None` for full causal attention.
+    fn window(&self) -> Option<i64>;
+
+    /// The layer on hidden states `x` `[batch, length, hidden]`, with the rotary tables and the
+    /// additive mask of its window.
+    fn forward(
+        &self,
+        x: &Tensor,
+        cos: &Tensor,
+        sin: &Tensor,
+        mask: &Tensor,
+    ) -> Result<Tensor, PlmError>;
+}
+
+/// Runs `layers` over the embedded `hidden` of a right-padded batch: the rotary tables once
+/// (positions from 0 in every row), one mask per distinct window, each layer in turn.
+pub(crate) fn decode<L: RotaryLayer>(
+    hidden: Tensor,
+    attention_mask: &Tensor,
+    rotary: &Rotary,
+    layers: &[L],
+) -> Result<Tensor, PlmError> {
+    let kind = hidden.kind();
+    let (cos, sin) = rotary.cos_sin(attention_mask, kind)?;
+    let mut masks = Masks::new(attention_mask, kind);
+    let mut hidden = hidden;
+    for layer in layers {
+        hidden = layer.forward(&hidden, &cos, &sin, masks.get(layer.window())?)?;
+    }
+    Ok(hidden)
+}
+
+/// The LM head `[vocab, hidden]`: the token embeddings `embed` when `tie_word_embeddings`, else
+/// `lm_head.weight`.
+pub(crate) fn lm_head(
+    w: &Weights,
+    config: &CausalConfig,
+    embed: &Tensor,
+) -> Result<Tensor, PlmError> {
+    if config.tie_word_embeddings {
+        Ok(embed.shallow_clone())
+    } else {
+        w.get("lm_head.weight", &[config.vocab_size, config.hidden_size])
     }
 }

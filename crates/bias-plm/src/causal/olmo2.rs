@@ -9,9 +9,7 @@
 use tch::Tensor;
 
 use crate::causal::config::{LlamaFamily, LLAMA};
-use crate::causal::layers::{
-    apply_rotary, attend, linear, model_prefix, Masks, RmsNorm, RmsWeight, Rotary, Scores,
-};
+use crate::causal::layers::{apply_rotary, attend, decode, linear, lm_head, model_prefix, RmsNorm, RmsWeight, Rotary, RotaryLayer, Scores};
 use crate::causal::registry::{CausalArchitecture, CausalNet};
 use crate::config::Activation;
 use crate::model::{activate, Linear, Weights};
@@ -37,7 +35,11 @@ struct Layer {
     head_dim: i64,
 }
 
-impl Layer {
+impl RotaryLayer for Layer {
+    fn window(&self) -> Option<i64> {
+        None
+    }
+
     fn forward(
         &self,
         x: &Tensor,
@@ -115,35 +117,21 @@ impl Olmo2 {
                 head_dim: d,
             });
         }
-        let head = if config.tie_word_embeddings {
-            embed.shallow_clone()
-        } else {
-            w.get("lm_head.weight", &[config.vocab_size, h])?
-        };
+        let head = lm_head(w, config, &embed)?;
         Ok(Olmo2 {
             embed,
             layers,
             norm: norm(&format!("{base}norm"), h)?,
             head,
-            rotary: Rotary::new(
-                config.rotary_dim,
-                config.rope_theta,
-                &config.rope_scaling,
-                w.device(),
-            )?,
+            rotary: Rotary::of(config, w.device())?,
         })
     }
 }
 
 impl CausalNet for Olmo2 {
     fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
-        let mut hidden = Tensor::f_embedding(&self.embed, ids, -1, false, false)?;
-        let kind = hidden.kind();
-        let (cos, sin) = self.rotary.cos_sin(attention_mask, kind)?;
-        let mut masks = Masks::new(attention_mask, kind);
-        for layer in &self.layers {
-            hidden = layer.forward(&hidden, &cos, &sin, masks.get(None)?)?;
-        }
+        let hidden = Tensor::f_embedding(&self.embed, ids, -1, false, false)?;
+        let hidden = decode(hidden, attention_mask, &self.rotary, &self.layers)?;
         self.norm.forward(&hidden)
     }
 

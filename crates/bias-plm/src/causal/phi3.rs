@@ -11,9 +11,7 @@
 use tch::Tensor;
 
 use crate::causal::config::{CausalConfig, LlamaFamily};
-use crate::causal::layers::{
-    apply_rotary, attend, linear, model_prefix, Masks, RmsNorm, Rotary, Scores,
-};
+use crate::causal::layers::{apply_rotary, attend, decode, linear, lm_head, model_prefix, RmsNorm, Rotary, RotaryLayer, Scores};
 use crate::causal::registry::{CausalArchitecture, CausalNet};
 use crate::config::Activation;
 use crate::model::{activate, Linear, Weights};
@@ -35,7 +33,11 @@ struct Layer {
     window: Option<i64>,
 }
 
-impl Layer {
+impl RotaryLayer for Layer {
+    fn window(&self) -> Option<i64> {
+        self.window
+    }
+
     fn forward(
         &self,
         x: &Tensor,
@@ -106,35 +108,21 @@ impl Phi3 {
                 window: config.sliding_window.get(i as usize).copied().flatten(),
             });
         }
-        let head = if config.tie_word_embeddings {
-            embed.shallow_clone()
-        } else {
-            w.get("lm_head.weight", &[config.vocab_size, h])?
-        };
+        let head = lm_head(w, config, &embed)?;
         Ok(Phi3 {
             embed,
             layers,
             norm: RmsNorm::load(w, &format!("{base}norm"), h, eps)?,
             head,
-            rotary: Rotary::new(
-                config.rotary_dim,
-                config.rope_theta,
-                &config.rope_scaling,
-                w.device(),
-            )?,
+            rotary: Rotary::of(config, w.device())?,
         })
     }
 }
 
 impl CausalNet for Phi3 {
     fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
-        let mut hidden = Tensor::f_embedding(&self.embed, ids, -1, false, false)?;
-        let kind = hidden.kind();
-        let (cos, sin) = self.rotary.cos_sin(attention_mask, kind)?;
-        let mut masks = Masks::new(attention_mask, kind);
-        for layer in &self.layers {
-            hidden = layer.forward(&hidden, &cos, &sin, masks.get(layer.window)?)?;
-        }
+        let hidden = Tensor::f_embedding(&self.embed, ids, -1, false, false)?;
+        let hidden = decode(hidden, attention_mask, &self.rotary, &self.layers)?;
         self.norm.forward(&hidden)
     }
 
