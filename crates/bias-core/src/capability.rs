@@ -275,3 +275,47 @@ pub struct GenderTemplates {
     /// Mean probability of *she* over the targets.
     pub she: f64,
 }
+
+/// A [`ContinuationScorer`] that sends requests without a context (StereoSet's intrasentence
+/// sentences; Nadeem et al. 2021) to `alone` and those with one (intersentence pairs) to
+/// `with_context`, answering in the requests' order: a masked LM beside its next-sentence head.
+#[derive(Debug)]
+pub struct SplitByContext<'a, A: ?Sized, B: ?Sized> {
+    /// Scores requests whose context is empty.
+    pub alone: &'a mut A,
+    /// Scores the others.
+    pub with_context: &'a mut B,
+}
+
+impl<A, B> ContinuationScorer for SplitByContext<'_, A, B>
+where
+    A: ContinuationScorer + ?Sized,
+    B: ContinuationScorer + ?Sized,
+{
+    fn score_continuations(
+        &mut self,
+        requests: &[Continuation],
+    ) -> Result<Vec<ContinuationScore>, BoxError> {
+        let (alone, with): (Vec<usize>, Vec<usize>) =
+            (0..requests.len()).partition(|&i| requests[i].context.is_empty());
+        let pick = |idx: &[usize]| idx.iter().map(|&i| requests[i].clone()).collect::<Vec<_>>();
+        let mut out: Vec<Option<ContinuationScore>> = vec![None; requests.len()];
+        for (idx, scores) in [
+            (&alone, self.alone.score_continuations(&pick(&alone))?),
+            (&with, self.with_context.score_continuations(&pick(&with))?),
+        ] {
+            if scores.len() != idx.len() {
+                return Err(format!(
+                    "a scorer answered {} of {} requests",
+                    scores.len(),
+                    idx.len()
+                )
+                .into());
+            }
+            for (&i, score) in idx.iter().zip(scores) {
+                out[i] = Some(score);
+            }
+        }
+        Ok(out.into_iter().flatten().collect())
+    }
+}

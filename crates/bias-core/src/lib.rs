@@ -76,8 +76,8 @@ mod traits;
 pub use bias_type::{BiasType, Direction};
 pub use capability::{
     BoxError, Continuation, ContinuationScore, ContinuationScorer, DatasetScorer, DifferenceMasker,
-    FineTuner, FineTuning, GenderTemplates, MaskFiller, MaybeTokenPredictor, TokenPredictor,
-    TokenQuery,
+    FineTuner, FineTuning, GenderTemplates, MaskFiller, MaybeTokenPredictor, SplitByContext,
+    TokenPredictor, TokenQuery,
 };
 pub use conventions::{ScoringConventions, SssAverage};
 pub use error::CoreError;

@@ -297,6 +297,28 @@ impl LanguageModel {
         })
     }
 
+    /// The scorer of StereoSet in full (Nadeem et al. 2021): every request by
+    /// [`LanguageModel::continuation_scorer`], except, when `head` is given, the requests with a
+    /// context (the intersentence task) by that BERT next-sentence head
+    /// ([`NextSentenceModel::scorer`], through [`bias_core::SplitByContext`]).
+    ///
+    /// # Errors
+    /// Those of [`LanguageModel::continuation_scorer`].
+    pub fn stereoset_scorer<'a>(
+        &'a self,
+        head: Option<&'a crate::NextSentenceModel>,
+        options: ScoringOptions,
+    ) -> Result<Box<dyn bias_core::ContinuationScorer + 'a>, PlmError> {
+        let sentences = self.continuation_scorer(options)?;
+        Ok(match head {
+            None => sentences,
+            Some(head) => Box::new(WithHead {
+                sentences,
+                pairs: head.scorer(options),
+            }),
+        })
+    }
+
     /// The fingerprint of a resumable run of `scorer` (built from this model) over `pairs` of
     /// `dataset`, `chunk_pairs` pairs at a time; for a model opened from a snapshot of the
     /// Hugging Face cache, with its `org/name@<commit>` ([`RunFingerprint::model_revision`]).
@@ -403,4 +425,29 @@ fn is_causal(config_json: &str, path: PathBuf) -> Result<bool, PlmError> {
 
 fn names_of<'a>(names: impl Iterator<Item = &'a str>) -> String {
     names.collect::<Vec<_>>().join(", ")
+}
+
+/// A model's sentence scorer beside a next-sentence head ([`LanguageModel::stereoset_scorer`]).
+struct WithHead<'a> {
+    sentences: Box<dyn bias_core::ContinuationScorer + 'a>,
+    pairs: crate::NextSentenceScorer<'a>,
+}
+
+impl std::fmt::Debug for WithHead<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WithHead")
+    }
+}
+
+impl bias_core::ContinuationScorer for WithHead<'_> {
+    fn score_continuations(
+        &mut self,
+        requests: &[bias_core::Continuation],
+    ) -> Result<Vec<bias_core::ContinuationScore>, bias_core::BoxError> {
+        bias_core::SplitByContext {
+            alone: &mut *self.sentences,
+            with_context: &mut self.pairs,
+        }
+        .score_continuations(requests)
+    }
 }

@@ -6,11 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use bias_core::ContinuationScorer;
 use bias_data::bbq::BbqCategory;
 use bias_plm::{CausalScorerKind, DeviceSpec, LanguageModel, NextSentenceModel, ScoringOptions};
 use bias_tasks::choice::{score_choices, ChoiceRunOptions, MultipleChoice};
-use bias_tasks::stereoset::{Intersentence, SplitByContext};
+use bias_tasks::stereoset::Intersentence;
 use bias_tasks::winogender::{accuracies, multiple_choice};
 use pyo3::prelude::*;
 
@@ -272,25 +271,13 @@ pub(crate) fn stereoset(
     let log = run
         .log(&task, &name)?
         .map(|(p, r)| (p.to_path_buf(), r.to_owned()));
-    let mut sentences = run
+    let mut scorer = run
         .lm
-        .continuation_scorer(ScoringOptions::default())
+        .stereoset_scorer(head.as_ref(), ScoringOptions::default())
         .map_err(|e| bias_error(&e))?;
-    let mut pairs = head.as_ref().map(|h| h.scorer(ScoringOptions::default()));
-    let mut split_scorer;
-    let scorer: &mut dyn ContinuationScorer = match pairs.as_mut() {
-        Some(pairs) => {
-            split_scorer = SplitByContext {
-                alone: &mut *sentences,
-                with_context: pairs,
-            };
-            &mut split_scorer
-        }
-        None => &mut *sentences,
-    };
     let failed = std::cell::RefCell::new(None);
     let result = bias_tasks::stereoset::run_stereoset(
-        scorer,
+        &mut *scorer,
         &set,
         limit,
         intersentence,

@@ -30,7 +30,9 @@
 
 use std::path::Path;
 
-use bias_core::{BoxError, Continuation, ContinuationScore, ContinuationScorer};
+/// Moved to `bias_core` (a composition of any two [`ContinuationScorer`]s); kept here by name.
+pub use bias_core::SplitByContext;
+use bias_core::{Continuation, ContinuationScorer};
 use bias_data::stereoset::{GoldLabel, Section, StereoItem, StereoSet};
 use bias_metrics::stereoset::{
     bootstrap_stereoset, stereoset_full_scores, ItemOutcome, ItemScores, StereoSetFullScores,
@@ -253,53 +255,10 @@ pub fn run_stereoset<S: ContinuationScorer + ?Sized>(
     })
 }
 
-/// A [`ContinuationScorer`] that sends requests without a context (StereoSet's intrasentence
-/// sentences) to `alone` and those with one (intersentence pairs) to `with_context`, answering
-/// in the requests' order: a masked LM beside its next-sentence head.
-#[derive(Debug)]
-pub struct SplitByContext<'a, A: ?Sized, B: ?Sized> {
-    /// Scores requests whose context is empty.
-    pub alone: &'a mut A,
-    /// Scores the others.
-    pub with_context: &'a mut B,
-}
-
-impl<A, B> ContinuationScorer for SplitByContext<'_, A, B>
-where
-    A: ContinuationScorer + ?Sized,
-    B: ContinuationScorer + ?Sized,
-{
-    fn score_continuations(
-        &mut self,
-        requests: &[Continuation],
-    ) -> Result<Vec<ContinuationScore>, BoxError> {
-        let (alone, with): (Vec<usize>, Vec<usize>) =
-            (0..requests.len()).partition(|&i| requests[i].context.is_empty());
-        let pick = |idx: &[usize]| idx.iter().map(|&i| requests[i].clone()).collect::<Vec<_>>();
-        let mut out: Vec<Option<ContinuationScore>> = vec![None; requests.len()];
-        for (idx, scores) in [
-            (&alone, self.alone.score_continuations(&pick(&alone))?),
-            (&with, self.with_context.score_continuations(&pick(&with))?),
-        ] {
-            if scores.len() != idx.len() {
-                return Err(format!(
-                    "a scorer answered {} of {} requests",
-                    scores.len(),
-                    idx.len()
-                )
-                .into());
-            }
-            for (&i, score) in idx.iter().zip(scores) {
-                out[i] = Some(score);
-            }
-        }
-        Ok(out.into_iter().flatten().collect())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bias_core::{BoxError, ContinuationScore};
     use bias_data::stereoset::read_stereoset;
 
     #[test]

@@ -10,7 +10,7 @@ use bias_core::{Continuation, ContinuationScorer};
 use bias_data::bbq::BbqCategory;
 use bias_plm::{CausalLm, CausalScorerKind, ScoringOptions};
 use bias_tasks::bbq::run_bbq;
-use bias_tasks::stereoset::{Intersentence, SplitByContext};
+use bias_tasks::stereoset::Intersentence;
 use bias_tasks::winogender::{accuracies, multiple_choice};
 use bias_tasks::{
     import_shard_logs, score_choices, score_shard, shard_log_path, shard_logs_beside,
@@ -383,7 +383,6 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     };
     let set = bias_data::stereoset::read_stereoset_path(&path)?;
     let lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
-    let mut sentences = lm.continuation_scorer(t.scoring())?;
     let intersentence = match args.intersentence {
         IntersentenceArg::Conditional => Intersentence::Conditional,
         IntersentenceArg::NextSentenceHead => Intersentence::NextSentenceHead,
@@ -398,18 +397,8 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
         Intersentence::NextSentenceHead => Some(t.device.open_next_sentence(&t.model)?),
         Intersentence::Conditional => None,
     };
-    let mut pairs = head.as_ref().map(|h| h.scorer(t.scoring()));
-    let mut split_scorer;
-    let scorer: &mut dyn ContinuationScorer = match pairs.as_mut() {
-        Some(pairs) => {
-            split_scorer = SplitByContext {
-                alone: &mut *sentences,
-                with_context: pairs,
-            };
-            &mut split_scorer
-        }
-        None => &mut *sentences,
-    };
+    let mut scorer = lm.stereoset_scorer(head.as_ref(), t.scoring())?;
+    let scorer = &mut *scorer;
     let split = format!("{:?}", args.split).to_lowercase();
     let task = format!("stereoset-{split}");
     let log = t.log(
