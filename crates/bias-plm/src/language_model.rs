@@ -300,7 +300,7 @@ impl LanguageModel {
     /// The scorer of StereoSet in full (Nadeem et al. 2021): every request by
     /// [`LanguageModel::continuation_scorer`], except, when `head` is given, the requests with a
     /// context (the intersentence task) by that BERT next-sentence head
-    /// ([`NextSentenceModel::scorer`], through [`bias_core::SplitByContext`]).
+    /// ([`crate::NextSentenceModel::scorer`], through [`bias_core::SplitByContext`]).
     ///
     /// # Errors
     /// Those of [`LanguageModel::continuation_scorer`].
