@@ -198,9 +198,11 @@ impl DeviceArgs {
             tch::set_num_threads(t.max(1));
         }
         let spec: DeviceSpec = self.device.parse()?;
-        let (dir, id) = resolve_model(model)?;
-        let lm = LanguageModel::open(dir, spec, self.dtype.kind())?;
-        Ok(match name.or(id.as_deref()) {
+        let lm = match model.to_str() {
+            Some(text) => LanguageModel::open_spec(text, spec, self.dtype.kind())?,
+            None => LanguageModel::open(model, spec, self.dtype.kind())?,
+        };
+        Ok(match name {
             Some(n) => lm.with_name(n),
             None => lm,
         })

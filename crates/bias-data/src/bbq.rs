@@ -498,6 +498,32 @@ pub fn read_bbq_category(
     read_bbq_dir(crate::layout::bbq_dir(data_dir), &[category])
 }
 
+/// The first `per_category` examples (all with `None`) of each of `categories`, in that order,
+/// from BBQ's folder under `data_dir` ([`crate::layout::bbq_dir`]), the authors' metadata read
+/// once ([`read_bbq_dir`]): what `bias task bbq --categories ... --per-category N` scores.
+///
+/// # Errors
+/// As [`read_bbq_dir`].
+pub fn read_bbq_sample(
+    data_dir: impl AsRef<Path>,
+    categories: &[BbqCategory],
+    per_category: Option<usize>,
+) -> Result<Vec<BbqExample>, DataError> {
+    let all = read_bbq_dir(crate::layout::bbq_dir(data_dir), categories)?;
+    let Some(n) = per_category else {
+        return Ok(all);
+    };
+    let mut taken: std::collections::HashMap<BbqCategory, usize> = Default::default();
+    Ok(all
+        .into_iter()
+        .filter(|e| {
+            let k = taken.entry(e.category).or_default();
+            *k += 1;
+            *k <= n
+        })
+        .collect())
+}
+
 /// The examples of `categories`, in that order, from BBQ's folder `dir`
 /// ([`crate::layout::bbq_dir`]: `<Category>.jsonl` and `additional_metadata.csv`), with the
 /// authors' metadata joined on (category, `example_id`): [`BbqExample::target_loc`],

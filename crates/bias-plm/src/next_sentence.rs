@@ -19,8 +19,8 @@ use bias_core::{BoxError, Continuation, ContinuationScore, ContinuationScorer};
 use tch::{Device, Kind, Tensor};
 
 use crate::adapter::ModelFolder;
-use crate::model::{bert_encoder, checkpoint_files, checkpoint_on, require_folder};
-use crate::model::{Dropout, Encoder, Linear, Weights};
+use crate::model::{bert_encoder, checkpoint_files, read_weights, require_folder, TensorSource};
+use crate::model::{Dropout, Encoder, Linear};
 use crate::{BatchOptions, DeviceSpec, EncodeRequest, ModelConfig, PlmError};
 use crate::{PlmTokenizer, ScoringOptions};
 
@@ -155,7 +155,7 @@ impl NextSentenceModel {
             });
         }
         let config = ModelConfig::from_dir(dir)?;
-        let (files, path, device) = checkpoint_on(dir, device, kind)?;
+        let (files, _) = checkpoint_files(dir)?;
         if !head_in_checkpoint(&files)? {
             return Err(PlmError::Checkpoint {
                 path: dir.to_path_buf(),
@@ -179,11 +179,14 @@ impl NextSentenceModel {
         };
         let (cls, sep) = (special("cls", "[CLS]")?, special("sep", "[SEP]")?);
         let pad = tokenizer.pad_id()?;
+        let w = read_weights(
+            TensorSource::Folder(dir),
+            folder.adapter.as_ref(),
+            device,
+            kind,
+        )?;
         let _guard = tch::no_grad_guard();
-        let mut w = Weights::read(&files, path, device, kind)?;
-        if let Some(adapter) = &folder.adapter {
-            w.merge_adapter(adapter)?;
-        }
+        let device = w.device();
         let hidden = config.hidden_size;
         let base = crate::PlmModel::base_prefix_in(&config, &w)?;
         Ok(NextSentenceModel {

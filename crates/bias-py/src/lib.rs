@@ -243,16 +243,19 @@ fn kind_of(dtype: &str) -> PyResult<Kind> {
 /// Opens `model` (a folder, a LoRA adapter folder or a Hugging Face id in the cache), named
 /// `name` or after the id or folder.
 fn open(model: &str, device: &str, dtype: &str, name: Option<&str>) -> PyResult<LanguageModel> {
-    let resolved = bias_plm::resolve_model(model).map_err(|e| bias_error(&e))?;
-    let device: DeviceSpec = device
-        .parse()
-        .map_err(|e: bias_plm::PlmError| bias_error(&e))?;
-    let lm =
-        LanguageModel::open(&resolved.dir, device, kind_of(dtype)?).map_err(|e| bias_error(&e))?;
-    Ok(match name.or(resolved.name()) {
+    let lm = LanguageModel::open_spec(model, device_of(device)?, kind_of(dtype)?)
+        .map_err(|e| bias_error(&e))?;
+    Ok(match name {
         Some(n) => lm.with_name(n),
         None => lm,
     })
+}
+
+/// `auto`, `cpu`, `cuda` or `cuda:N`.
+fn device_of(device: &str) -> PyResult<DeviceSpec> {
+    device
+        .parse()
+        .map_err(|e: bias_plm::PlmError| bias_error(&e))
 }
 
 /// Scores a data set (`dataset`: `crows-pairs`, `stereoset`, a pair file, ... under

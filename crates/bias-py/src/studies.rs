@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use bias_core::DatasetScorer;
 use bias_embed::{same_binary, weat, CasePolicy, Ddof, VectorFormat, WordVectors};
 use bias_metrics::MeasureSpec;
-use bias_plm::{DeviceSpec, LanguageModel, ScoringOptions, StudiedLm, StudiedMlm};
+use bias_plm::{ScoringOptions, StudiedLm, StudiedMlm};
 use bias_report::reproduce::{
     reproduce_kaneko2022, reproduce_kaneko2023, reproduce_liu2024, reproduce_paraphrase,
     reproduce_schroeder2024_with, Kaneko2022Options, Kaneko2023Options, Liu2024Options, Paper,
@@ -18,9 +18,8 @@ use bias_robust::{subsample_by_scorer, RobustnessOptions, ScorerGrouping, SyncMe
 use ndarray::Array2;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use tch::Kind;
 
-use crate::{bias_error, kind_of, table_of, BiasError};
+use crate::{bias_error, open, table_of, BiasError};
 
 /// liu2024's sub-sampling study (Robustness Study, Figure 5, Table 5) on a score table: one
 /// study per (data set, scorer), `repeats` stratified draws at each rate; the indicator on every
@@ -108,19 +107,10 @@ pub(crate) fn reproduce<'py>(
     dtype: &str,
 ) -> PyResult<Bound<'py, PyList>> {
     let paper = paper_of(paper)?;
-    let device: DeviceSpec = device
-        .parse()
-        .map_err(|e: bias_plm::PlmError| bias_error(&e))?;
-    let kind: Kind = kind_of(dtype)?;
     let options = ScoringOptions::default().with_conventions(paper.scoring_conventions());
     let mut studied = Vec::new();
     for m in &models {
-        let resolved = bias_plm::resolve_model(m).map_err(|e| bias_error(&e))?;
-        let lm = LanguageModel::open(&resolved.dir, device, kind).map_err(|e| bias_error(&e))?;
-        let lm = match resolved.name() {
-            Some(n) => lm.with_name(n),
-            None => lm,
-        };
+        let lm = open(m, device, dtype, None)?;
         studied.push(StudiedLm::new(lm).with_options(options));
     }
     let scores = out.join("scores");

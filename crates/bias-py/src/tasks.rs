@@ -8,12 +8,11 @@ use std::path::{Path, PathBuf};
 
 use bias_data::bbq::BbqCategory;
 use bias_plm::{CausalScorerKind, DeviceSpec, LanguageModel, NextSentenceModel, ScoringOptions};
-use bias_tasks::choice::{score_choices, ChoiceRunOptions, MultipleChoice};
+use bias_tasks::choice::ChoiceRunOptions;
 use bias_tasks::stereoset::Intersentence;
-use bias_tasks::winogender::{accuracies, multiple_choice};
 use pyo3::prelude::*;
 
-use crate::{bias_error, kind_of, BiasError};
+use crate::{bias_error, device_of, kind_of, open, BiasError};
 
 /// A model opened for a task, with the log that makes its run resumable.
 struct TaskRun {
@@ -26,22 +25,17 @@ struct TaskRun {
 
 impl TaskRun {
     fn open(model: &str, device: &str, dtype: &str, out: Option<PathBuf>) -> PyResult<Self> {
-        let resolved = bias_plm::resolve_model(model).map_err(|e| bias_error(&e))?;
-        let device: DeviceSpec = device
-            .parse()
-            .map_err(|e: bias_plm::PlmError| bias_error(&e))?;
-        let kind = kind_of(dtype)?;
-        let lm = LanguageModel::open(&resolved.dir, device, kind).map_err(|e| bias_error(&e))?;
-        let lm = match resolved.name() {
-            Some(n) => lm.with_name(n),
-            None => lm,
-        };
+        let lm = open(model, device, dtype, None)?;
+        let dir = bias_plm::resolve_model(model)
+            .map_err(|e| bias_error(&e))?
+            .dir;
+        let (device, kind) = (device_of(device)?, kind_of(dtype)?);
         if let Some(dir) = &out {
             std::fs::create_dir_all(dir).map_err(|e| bias_error(&e))?;
         }
         Ok(TaskRun {
             lm,
-            dir: resolved.dir,
+            dir,
             device,
             kind,
             log: out.map(|d| (d, String::new())),
@@ -126,15 +120,8 @@ pub(crate) fn bbq(
             .map(|c| c.parse::<BbqCategory>().map_err(|e| bias_error(&e)))
             .collect::<PyResult<_>>()?,
     };
-    let mut examples = Vec::new();
-    for &category in &categories {
-        let mut of =
-            bias_data::bbq::read_bbq_category(&data_dir, category).map_err(|e| bias_error(&e))?;
-        if let Some(n) = per_category {
-            of.truncate(n);
-        }
-        examples.extend(of);
-    }
+    let examples = bias_data::bbq::read_bbq_sample(&data_dir, &categories, per_category)
+        .map_err(|e| bias_error(&e))?;
     let mut run = TaskRun::open(model, device, dtype, out)?;
     let name = run.lm.name().to_owned();
     let log = run
@@ -183,8 +170,6 @@ pub(crate) fn winogender(
     let set =
         bias_data::winogender::read_winogender_dir(bias_data::layout::winogender_dir(&data_dir))
             .map_err(|e| bias_error(&e))?;
-    let gotcha: Vec<bool> = set.sentences.iter().map(|s| set.is_gotcha(s)).collect();
-    let docs: Vec<MultipleChoice> = set.sentences.iter().map(multiple_choice).collect();
     let mut run = TaskRun::open(model, device, dtype, out)?;
     let name = run.lm.name().to_owned();
     let log = run
@@ -194,9 +179,9 @@ pub(crate) fn winogender(
         .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
         .map_err(|e| bias_error(&e))?;
     let failed = std::cell::RefCell::new(None);
-    let scores = score_choices(
+    let accuracies = bias_tasks::winogender::run_winogender(
         &mut scorer,
-        &docs,
+        &set,
         log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
         ChoiceRunOptions {
             chunk_docs: chunk.max(1),
@@ -207,7 +192,7 @@ pub(crate) fn winogender(
     let value = serde_json::json!({
         "task": "winogender",
         "model": name,
-        "accuracies": accuracies(&set.sentences, &gotcha, &scores),
+        "accuracies": accuracies,
     });
     finish(value, failed)
 }

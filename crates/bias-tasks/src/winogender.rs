@@ -16,10 +16,14 @@
 //! project does not reach: the fields it reads (sentence, pronoun, occupation, participant,
 //! label, gender) are rebuilt here from the sentence ids and templates.
 
-use bias_data::winogender::{PronounGender, Referent, WinogenderSentence};
+use std::path::Path;
+
+use bias_core::{Continuation, ContinuationScorer};
+use bias_data::winogender::{PronounGender, Referent, Winogender, WinogenderSentence};
 use serde::{Deserialize, Serialize};
 
-use crate::choice::{ChoiceScores, MultipleChoice};
+use crate::choice::{score_choices, ChoiceRunOptions, ChoiceScores, MultipleChoice};
+use crate::TaskError;
 
 /// The prompt and the two choices of one sentence.
 pub fn multiple_choice(sentence: &WinogenderSentence) -> MultipleChoice {
@@ -125,6 +129,34 @@ pub struct WinogenderAccuracy {
     pub interval: Option<bias_metrics::Interval>,
     /// Sentences in the task.
     pub n: usize,
+}
+
+/// The requests of every sentence of `set`, in order (two per sentence: the occupation, then the
+/// participant; [`multiple_choice`]): what a shard of the run scores.
+pub fn requests(set: &Winogender) -> Vec<Vec<Continuation>> {
+    set.sentences
+        .iter()
+        .map(|s| multiple_choice(s).requests())
+        .collect()
+}
+
+/// Scores every sentence of `set` with `scorer` (resumable through `log`, as
+/// [`score_choices`]) and returns the accuracies of every task ([`accuracies`]): `bias task
+/// winogender`.
+///
+/// # Errors
+/// Those of [`score_choices`].
+pub fn run_winogender<S: ContinuationScorer + ?Sized>(
+    scorer: &mut S,
+    set: &Winogender,
+    log: Option<(&Path, &str)>,
+    options: ChoiceRunOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Vec<WinogenderAccuracy>, TaskError> {
+    let gotcha: Vec<bool> = set.sentences.iter().map(|s| set.is_gotcha(s)).collect();
+    let docs: Vec<MultipleChoice> = set.sentences.iter().map(multiple_choice).collect();
+    let scores = score_choices(scorer, &docs, log, options, progress)?;
+    Ok(accuracies(&set.sentences, &gotcha, &scores))
 }
 
 /// `acc` of every task in [`WinogenderTask::ALL`] from the scores of `sentences` (in the same

@@ -11,10 +11,9 @@ use bias_data::bbq::BbqCategory;
 use bias_plm::{CausalLm, CausalScorerKind, ScoringOptions};
 use bias_tasks::bbq::run_bbq;
 use bias_tasks::stereoset::Intersentence;
-use bias_tasks::winogender::{accuracies, multiple_choice};
+use bias_tasks::winogender as wg;
 use bias_tasks::{
-    import_shard_logs, score_choices, score_shard, shard_log_path, shard_logs_beside,
-    ChoiceRunOptions, MultipleChoice,
+    import_shard_logs, score_shard, shard_log_path, shard_logs_beside, ChoiceRunOptions,
 };
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -304,14 +303,7 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
             .collect::<Result<_, _>>()?
     };
     let t = &args.task;
-    let mut examples = Vec::new();
-    for &category in &categories {
-        let mut of = bias_data::bbq::read_bbq_category(&t.data_dir, category)?;
-        if let Some(n) = args.per_category {
-            of.truncate(n);
-        }
-        examples.extend(of);
-    }
+    let examples = bias_data::bbq::read_bbq_sample(&t.data_dir, &categories, args.per_category)?;
     let lm = t.open()?;
     let mut scorer = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
     let log = t.log("bbq", lm.name(), lm.digest()?)?;
@@ -346,25 +338,15 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
 fn winogender(t: &TaskArgs) -> Result<(), CliError> {
     let set =
         bias_data::winogender::read_winogender_dir(bias_data::layout::winogender_dir(&t.data_dir))?;
-    let gotcha: Vec<bool> = set.sentences.iter().map(|s| set.is_gotcha(s)).collect();
-    let docs: Vec<MultipleChoice> = set.sentences.iter().map(multiple_choice).collect();
     let lm = t.open()?;
     let mut scorer = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
     let log = t.log("winogender", lm.name(), lm.digest()?)?;
-    let requests: Vec<Vec<Continuation>> = docs.iter().map(MultipleChoice::requests).collect();
-    if t.shard_or_gather(log.as_ref(), &requests, &mut scorer)? {
+    if t.shard_or_gather(log.as_ref(), &wg::requests(&set), &mut scorer)? {
         return Ok(());
     }
-    let scores = with_progress("sentences", |progress| {
-        score_choices(
-            &mut scorer,
-            &docs,
-            log_path(&log),
-            t.run_options(),
-            progress,
-        )
+    let acc = with_progress("sentences", |progress| {
+        wg::run_winogender(&mut scorer, &set, log_path(&log), t.run_options(), progress)
     })?;
-    let acc = accuracies(&set.sentences, &gotcha, &scores);
     let value = serde_json::json!({
         "task": "winogender",
         "model": lm.name(),

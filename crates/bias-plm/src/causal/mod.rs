@@ -138,11 +138,8 @@ impl CausalModel {
         device: DeviceSpec,
         kind: Kind,
     ) -> Result<Self, PlmError> {
-        let mut weights = read_weights(source, device, kind)?;
+        let weights = read_weights(source, adapter, device, kind)?;
         let _guard = tch::no_grad_guard();
-        if let Some(adapter) = adapter {
-            weights.merge_adapter(adapter)?;
-        }
         let arch = (config.model_type.architecture().load)(&weights, &config)?;
         Ok(CausalModel {
             config,

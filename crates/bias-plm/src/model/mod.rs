@@ -246,11 +246,8 @@ impl PlmModel {
         kind: Kind,
         with_head: bool,
     ) -> Result<Self, PlmError> {
-        let mut weights = read_weights(source, device, kind)?;
+        let weights = read_weights(source, adapter, device, kind)?;
         let _guard = tch::no_grad_guard();
-        if let Some(adapter) = adapter {
-            weights.merge_adapter(adapter)?;
-        }
         Self::from_weights(dir, config, &weights, with_head)
     }
 
@@ -496,24 +493,31 @@ pub(crate) enum TensorSource<'a> {
 /// read ([`Weights::read`]); tensors in memory are used as they are ([`Weights::from_tensors`]),
 /// moved and converted parameter by parameter only where the device or kind differs
 /// ([`Weights::get`]).
+/// With a LoRA `adapter` (of a folder), its update is merged into the parameters read, so that
+/// no architecture's loader knows about adapters.
 pub(crate) fn read_weights(
     source: TensorSource<'_>,
+    adapter: Option<&crate::LoraAdapter>,
     device: DeviceSpec,
     kind: Kind,
 ) -> Result<Weights, PlmError> {
-    match source {
+    let _guard = tch::no_grad_guard();
+    let mut weights = match source {
         TensorSource::Folder(dir) => {
             let (files, path, device) = checkpoint_on(dir, device, kind)?;
-            let _guard = tch::no_grad_guard();
-            Weights::read(&files, path, device, kind)
+            Weights::read(&files, path, device, kind)?
         }
         TensorSource::Memory(tensors, name) => {
             check_kind(&crate::parts::pseudo_path("model", name), kind)?;
             let device = device_for(device, kind)?;
             let path = crate::parts::pseudo_path("state_dict", name);
-            Weights::from_tensors(tensors, path, device, kind)
+            Weights::from_tensors(tensors, path, device, kind)?
         }
+    };
+    if let Some(adapter) = adapter {
+        weights.merge_adapter(adapter)?;
     }
+    Ok(weights)
 }
 
 /// The safetensors files of the checkpoint in `dir` and the path that names it in errors.
