@@ -172,6 +172,14 @@ impl LanguageModel {
         }
     }
 
+    /// The folder the model was opened from (an adapter's folder for an adapter).
+    pub fn dir(&self) -> &Path {
+        match self {
+            LanguageModel::Masked(m) => m.dir(),
+            LanguageModel::Causal(m) => m.dir(),
+        }
+    }
+
     /// The name written to the score table's `model` column (the folder's name by default).
     pub fn name(&self) -> &str {
         match self {

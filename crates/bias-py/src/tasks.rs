@@ -26,9 +26,7 @@ struct TaskRun {
 impl TaskRun {
     fn open(model: &str, device: &str, dtype: &str, out: Option<PathBuf>) -> PyResult<Self> {
         let lm = open(model, device, dtype, None)?;
-        let dir = bias_plm::resolve_model(model)
-            .map_err(|e| bias_error(&e))?
-            .dir;
+        let dir = lm.dir().to_path_buf();
         let (device, kind) = (device_of(device)?, kind_of(dtype)?);
         if let Some(dir) = &out {
             std::fs::create_dir_all(dir).map_err(|e| bias_error(&e))?;

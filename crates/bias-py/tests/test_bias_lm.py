@@ -167,8 +167,19 @@ def test_reproduce_liu2024_writes_its_index(tmp_path):
     artifacts = bias_lm.reproduce("liu2024", models, tmp_path / "liu", data_dir=DATA,
                                   max_pairs=40, device="cpu")
     assert {"id", "title", "status", "files"} <= set(artifacts.columns)
-    assert len(artifacts) > 3
     assert (tmp_path / "liu" / "index.html").exists()
+    # The same as `bias reproduce liu2024` with the same models and pairs: the artifacts and
+    # every table (CSV) they wrote.
+    subprocess.run([str(BIAS), "reproduce", "liu2024", "--models", *map(str, models),
+                    "--out", str(tmp_path / "cli"), "--data-dir", str(DATA), "--max-pairs", "40",
+                    "--device", "cpu"], check=True, capture_output=True)
+    index = lambda d: json.loads((tmp_path / d / "index.json").read_text())["artifacts"]  # noqa: E731
+    assert index("liu") == index("cli")
+    assert artifacts["id"].tolist() == [a["id"] for a in index("cli")]
+    tables = sorted(p.name for p in (tmp_path / "cli").glob("*.csv"))
+    assert tables
+    for name in tables:
+        assert (tmp_path / "liu" / name).read_text() == (tmp_path / "cli" / name).read_text()
     with pytest.raises(bias_lm.BiasError, match="paper"):
         bias_lm.reproduce("nope", models, tmp_path / "x", data_dir=DATA)
 
