@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use bias_core::{AnyMeasure, BiasMeasure, BiasType, Measurement, ScoreRow, ScoreTable};
+use bias_core::{AnyMeasure, BiasMeasure, BiasType, Measurement, ScoreTable};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -107,7 +107,7 @@ pub fn bootstrap_ci<M: BiasMeasure + ?Sized>(
 }
 
 /// Checks B ≥ 1 and a level in (0, 1).
-fn validate(options: &BootstrapOptions) -> Result<(), MetricsError> {
+pub(crate) fn validate(options: &BootstrapOptions) -> Result<(), MetricsError> {
     if options.replicates == 0 {
         return Err(MetricsError::InvalidParameter {
             name: "replicates".to_owned(),
@@ -164,6 +164,21 @@ fn for_each_replicate(
     mut visit: impl FnMut(usize, &ScoreTable) -> Result<(), MetricsError>,
 ) -> Result<(), MetricsError> {
     let rows = table.rows();
+    for_each_resample(table, options, |b, indices| {
+        let sample = indices.iter().map(|&i| rows[i].clone()).collect();
+        visit(b, &ScoreTable::new(sample))
+    })
+}
+
+/// The row indices of each of the B replicates of [`for_each_replicate`], handed to `visit`:
+/// what a paired bootstrap applies to two tables of the same pairs, so that both models are
+/// resampled on the same pairs.
+pub(crate) fn for_each_resample(
+    table: &ScoreTable,
+    options: &BootstrapOptions,
+    mut visit: impl FnMut(usize, &[usize]) -> Result<(), MetricsError>,
+) -> Result<(), MetricsError> {
+    let rows = table.rows();
     let strata: Vec<Vec<usize>> = if options.stratified {
         let mut by: BTreeMap<&BiasType, Vec<usize>> = BTreeMap::new();
         for (i, r) in rows.iter().enumerate() {
@@ -174,14 +189,15 @@ fn for_each_replicate(
         vec![(0..rows.len()).collect()]
     };
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+    let mut indices: Vec<usize> = Vec::with_capacity(rows.len());
     for b in 0..options.replicates {
-        let mut sample: Vec<ScoreRow> = Vec::with_capacity(rows.len());
+        indices.clear();
         for stratum in &strata {
             for _ in 0..stratum.len() {
-                sample.push(rows[stratum[rng.random_range(0..stratum.len())]].clone());
+                indices.push(stratum[rng.random_range(0..stratum.len())]);
             }
         }
-        visit(b, &ScoreTable::new(sample))?;
+        visit(b, &indices)?;
     }
     Ok(())
 }
@@ -198,7 +214,7 @@ pub struct Interval {
 impl Interval {
     /// The percentile interval of `values` (sorted here) at `level`, with numpy's linear
     /// interpolation.
-    pub(crate) fn of(mut values: Vec<f64>, level: f64) -> Self {
+    pub fn of(mut values: Vec<f64>, level: f64) -> Self {
         values.sort_by(f64::total_cmp);
         let alpha = 1.0 - level;
         Interval {

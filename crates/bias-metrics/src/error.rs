@@ -70,4 +70,17 @@ pub enum MetricsError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
+    /// Two score tables compared pair by pair ([`crate::paired`]) are not on the same pairs.
+    #[error(
+        "{what}: the tables are not on the same pairs: pair `{pair_id}` {detail}; score both \
+         models on the same data set file (and the same --limit / subset)"
+    )]
+    NotPaired {
+        /// The two tables (model names and data set).
+        what: String,
+        /// The first pair that differs.
+        pair_id: String,
+        /// How it differs.
+        detail: String,
+    },
 }

@@ -12,8 +12,14 @@
 //!   per target term as the authors' evaluation code does;
 //! - seeded percentile bootstrap intervals for any [`bias_core::BiasMeasure`] ([`bootstrap_ci`]),
 //!   and of several measures per bias type from one set of replicates ([`bootstrap_by_type`]);
-//! - [`stats`]: Shapiro–Wilk, Pearson / Spearman / Kendall, KSG mutual information, ROC AUC and
-//!   McNemar, checked against scipy, scikit-learn and statsmodels.
+//! - a p-value for every value from a named test ([`significance`]: the exact sign test of the
+//!   indicators, the sign-flip permutation test of KLS and JSS), corrected over a family (Holm,
+//!   Benjamini–Hochberg; [`FamilyOptions`]), with the smallest deviation a row can detect;
+//! - two models compared on the same pairs ([`paired`]: paired bootstrap intervals of B − A,
+//!   McNemar's exact test, the paired sign-flip test);
+//! - [`stats`]: Shapiro–Wilk, Pearson / Spearman / Kendall, KSG mutual information, ROC AUC,
+//!   McNemar, the sign test and its power, permutation tests and multiplicity corrections,
+//!   checked against scipy, scikit-learn and statsmodels.
 //!
 //! Everything is computed in `f64`; degenerate input gets a documented value or a typed error,
 //! never NaN. Every formula, option and degenerate case of the workspace's measures is written
@@ -72,7 +78,9 @@ mod jss;
 mod kls;
 mod lm_eval;
 mod normality;
+pub mod paired;
 mod score_groups;
+pub mod significance;
 mod spec;
 mod weighting;
 
@@ -89,7 +97,11 @@ pub use jss::{jensen_shannon_bits, jss, jss_authors, jss_paper, Jss, JssVariant}
 pub use kls::{kls, Kls};
 pub use lm_eval::{lm_eval_crows, LmEvalCrows};
 pub use normality::{normality_by_type, NormalityTest, Side};
+pub use paired::{align_pairs, compare_paired, PairedDifference, PairedOptions};
 pub use score_groups::{score_group_analysis, ScoreGroupAnalysis, ScoreGroupStats};
+pub use significance::{
+    test_measure, FamilyOptions, MeasureTest, NullTest, TestName, ValueTest, Verdict,
+};
 pub use spec::MeasureSpec;
 pub use stereoset::{
     stereoset_scores, stereoset_scores_of, ItemOutcome, ItemScores, Scores, StereoSetScores,
