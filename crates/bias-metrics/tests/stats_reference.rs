@@ -374,3 +374,176 @@ fn error_variants() {
         })
     ));
 }
+
+// ------------------------------------------------------- significance: sign test, Holm / BH,
+// detectable deviation, sign-flip permutation (scripts/fixtures/significance_cases.py)
+
+#[derive(Deserialize)]
+struct Significance {
+    versions: std::collections::BTreeMap<String, String>,
+    binomtest: Vec<BinomCase>,
+    multitest: Vec<MultitestCase>,
+    detectable: Vec<DetectableCase>,
+    permutation: Vec<PermutationCase>,
+}
+
+#[derive(Deserialize)]
+struct BinomCase {
+    k: u64,
+    n: u64,
+    p: f64,
+}
+
+#[derive(Deserialize)]
+struct MultitestCase {
+    p: Vec<f64>,
+    holm: Vec<f64>,
+    holm_reject: Vec<bool>,
+    bh: Vec<f64>,
+    bh_reject: Vec<bool>,
+}
+
+#[derive(Deserialize)]
+struct DetectableCase {
+    n: u64,
+    alpha: f64,
+    power: f64,
+    deviation: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct PermutationCase {
+    statistic: String,
+    alternative: String,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    observed: f64,
+    p: f64,
+}
+
+fn significance() -> Significance {
+    let s: Significance = serde_json::from_str(include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/stats/significance.json"
+    )))
+    .expect("fixture parses");
+    assert!(s.versions.contains_key("statsmodels"));
+    s
+}
+
+#[test]
+fn sign_test_matches_scipy_binomtest() {
+    let s = significance();
+    assert!(s.binomtest.len() > 50 && s.binomtest.iter().any(|c| c.n == 1508));
+    for c in &s.binomtest {
+        let p = bias_metrics::stats::sign_test(c.k, c.n).unwrap();
+        assert!(
+            (p - c.p).abs() <= 1e-12,
+            "binomtest({}, {}): {p:e} vs scipy {:e}",
+            c.k,
+            c.n,
+            c.p
+        );
+    }
+}
+
+#[test]
+fn holm_and_bh_match_statsmodels() {
+    use bias_metrics::stats::Correction;
+    use bias_metrics::FamilyOptions;
+    for c in significance().multitest {
+        for (correction, want, reject) in [
+            (Correction::Holm, &c.holm, &c.holm_reject),
+            (Correction::Bh, &c.bh, &c.bh_reject),
+        ] {
+            let got = correction.adjust(&c.p).unwrap();
+            for (i, (g, w)) in got.iter().zip(want).enumerate() {
+                assert!((g - w).abs() <= 1e-12, "{correction} p[{i}]: {g} vs {w}");
+            }
+            let options = FamilyOptions {
+                correction,
+                ..FamilyOptions::default()
+            };
+            let verdicts = options.verdicts(&c.p).unwrap();
+            let significant: Vec<bool> = verdicts.iter().map(|v| v.significant).collect();
+            assert_eq!(
+                &significant, reject,
+                "{correction}: rejections of {:?}",
+                c.p
+            );
+        }
+    }
+}
+
+#[test]
+fn detectable_deviation_matches_scipy_binom() {
+    for c in significance().detectable {
+        let got = bias_metrics::stats::detectable_deviation(c.n, c.alpha, c.power).unwrap();
+        match (got, c.deviation) {
+            (None, None) => {}
+            (Some(g), Some(w)) => assert!((g - w).abs() < 1e-6, "n = {}: {g} vs {w}", c.n),
+            other => panic!("n = {}, alpha = {}: {other:?}", c.n, c.alpha),
+        }
+    }
+}
+
+/// Our sign-flip test equals scipy's exact enumeration; the indicator cases run through
+/// `test_measure` on a score table (the sentences' scores swapped), so the table flipping is
+/// checked too.
+#[test]
+fn sign_flip_test_matches_scipy_exact_enumeration() {
+    use bias_core::{BiasType, ScoreRow, ScoreTable};
+    use bias_metrics::stats::{sign_flip_test, Alternative, PermutationOptions};
+    use bias_metrics::{test_measure, MeasureSpec, NullTest};
+    let cases = significance().permutation;
+    assert!(cases.iter().any(|c| c.x.len() == 12));
+    for c in cases {
+        let options = PermutationOptions::default();
+        let (observed, p) = if c.statistic == "mean-difference" {
+            let alternative = match c.alternative.as_str() {
+                "two-sided" => Alternative::TwoSided,
+                "greater" => Alternative::Greater,
+                _ => Alternative::Less,
+            };
+            let d: Vec<f64> = c.x.iter().zip(&c.y).map(|(x, y)| x - y).collect();
+            let stat = |flipped: &[bool]| {
+                let s: f64 = d
+                    .iter()
+                    .zip(flipped)
+                    .map(|(v, &f)| if f { -v } else { *v })
+                    .sum();
+                Ok(vec![s / d.len() as f64])
+            };
+            let t = sign_flip_test(d.len(), stat, alternative, &options).unwrap();
+            assert!(t.exact);
+            (t.observed[0], t.p_values[0])
+        } else {
+            let rows =
+                c.x.iter()
+                    .zip(&c.y)
+                    .enumerate()
+                    .map(|(i, (x, y))| {
+                        ScoreRow::builder(i.to_string(), BiasType::Gender, *x, *y).build()
+                    })
+                    .collect();
+            let table = ScoreTable::new(rows);
+            let spec = MeasureSpec::INDICATOR;
+            let t = test_measure(&spec, NullTest::SignFlip, &table, &options).unwrap();
+            let value = spec.measure(&table).unwrap().value;
+            ((value - 50.0).abs(), t.overall.p_value)
+        };
+        assert!(
+            (observed - c.observed).abs() < 1e-9,
+            "{}: observed",
+            c.statistic
+        );
+        assert!(
+            (p - c.p).abs() < 1e-12,
+            "{} ({}, n = {}): p {p} vs scipy {}",
+            c.statistic,
+            c.alternative,
+            c.x.len(),
+            c.p
+        );
+    }
+}
