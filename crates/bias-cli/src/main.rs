@@ -53,8 +53,12 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Join the shards of a `bias score --shard I/N` run into the table one run writes.
     Merge(merge::MergeArgs),
-    /// Bias measures (indicator, KLS, JSS) on a score table.
+    /// Bias measures (indicator, KLS, JSS) on a score table, each value with its test, its
+    /// adjusted p and the deviation its pairs can detect.
     Measure(measure::MeasureArgs),
+    /// Models compared on the same pairs: every measure's difference B − A with a paired
+    /// bootstrap interval, a paired test (McNemar, sign-flip) and Holm across the family.
+    Compare(compare::CompareArgs),
     /// How far a bias number can be trusted: sub-sampling, paraphrase, human agreement,
     /// correlation between measures.
     #[command(subcommand)]
@@ -94,6 +98,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Evaluate(a) => evaluate::run(&a, &mut out),
         Command::Bench(a) => bench::run(&a, &mut out),
         Command::Measure(a) => measure::run(&a, &mut out),
+        Command::Compare(a) => compare::run(&a, &mut out),
         Command::Merge(a) => merge::run(&a, &mut out),
         Command::Robust(c) => c.run(&mut out),
         Command::Report(a) => report::run(&a, &mut out),

@@ -408,3 +408,177 @@ fn a_single_pair_type_error_names_file_slice_and_remedy() {
     ]);
     assert_eq!(v[0]["n"], 2);
 }
+
+// ------------------------------------------------------------------ significance (issue 35)
+
+/// The two fixture models' CrowS-Pairs tables and the scipy / statsmodels values of
+/// `scripts/fixtures/significance_cases.py` beside them.
+fn significance(rel: &str) -> PathBuf {
+    root().join("fixtures/significance").join(rel)
+}
+
+fn significance_reference() -> serde_json::Value {
+    let text = std::fs::read_to_string(significance("reference.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The reference cell of (model, scorer, bias type).
+fn reference_cell<'a>(
+    cells: &'a [serde_json::Value],
+    model: &str,
+    scorer: &str,
+    ty: &str,
+) -> &'a serde_json::Value {
+    cells
+        .iter()
+        .find(|c| c["model"] == model && c["scorer"] == scorer && c["bias_type"] == ty)
+        .unwrap_or_else(|| panic!("no reference cell {model} {scorer} {ty}"))
+}
+
+fn close(got: &serde_json::Value, want: &serde_json::Value, what: &str) {
+    let (g, w) = (got.as_f64().unwrap(), want.as_f64().unwrap());
+    assert!((g - w).abs() <= 1e-12, "{what}: {g:e} vs reference {w:e}");
+}
+
+/// Every overall and per-type p of `bias measure --format json` on two fixture models equals
+/// scipy's binomtest, and every adjusted p statsmodels' Holm (default) or fdr_bh over the same
+/// family of 40 cells (2 models × 2 scorers × (overall + 9 types)).
+#[test]
+fn measure_p_values_match_scipy_and_statsmodels() {
+    let reference = significance_reference();
+    let cells = reference["measure"].as_array().unwrap();
+    assert_eq!(reference["family_size"], 40);
+    for (correction, key) in [("holm", "holm"), ("bh", "bh")] {
+        let results = json(&[
+            "measure",
+            "--scores",
+            significance("bert.csv").to_str().unwrap(),
+            significance("bert-trained.csv").to_str().unwrap(),
+            "--measures",
+            "indicator",
+            "--correction",
+            correction,
+            "--format",
+            "json",
+        ]);
+        let results = results.as_array().unwrap();
+        assert_eq!(results.len(), 4);
+        let mut checked = 0;
+        for r in results {
+            let (model, scorer) = (r["model"].as_str().unwrap(), r["scorer"].as_str().unwrap());
+            assert_eq!(r["test"], "binomial");
+            assert_eq!(r["correction"], correction);
+            assert_eq!(r["alpha"], 0.05);
+            assert_eq!(r["family_size"], 40);
+            let want = reference_cell(cells, model, scorer, "all");
+            close(&r["p_value"], &want["p"], &format!("{model} {scorer} p"));
+            close(
+                &r["p_adjusted"],
+                &want[key],
+                &format!("{model} {scorer} {key}"),
+            );
+            assert_eq!(
+                r["significant"],
+                want[key].as_f64().unwrap() <= 0.05,
+                "{model} {scorer}"
+            );
+            checked += 1;
+            for (ty, v) in r["by_type"].as_object().unwrap() {
+                let want = reference_cell(cells, model, scorer, ty);
+                assert_eq!(v["n"], want["n"]);
+                close(
+                    &v["p_value"],
+                    &want["p"],
+                    &format!("{model} {scorer} {ty} p"),
+                );
+                close(
+                    &v["p_adjusted"],
+                    &want[key],
+                    &format!("{model} {scorer} {ty} {key}"),
+                );
+                assert!(v["detectable_deviation"].as_f64().unwrap() > 0.0);
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 40);
+    }
+}
+
+/// `bias compare` of the two fixture models: McNemar's exact p of every (scorer, bias type)
+/// equals statsmodels', Holm across the 20 cells too, and the difference is B − A.
+#[test]
+fn compare_mcnemar_matches_statsmodels() {
+    let reference = significance_reference();
+    let want = reference["compare"].as_array().unwrap();
+    let rows = json(&[
+        "compare",
+        "--scores",
+        significance("bert.csv").to_str().unwrap(),
+        significance("bert-trained.csv").to_str().unwrap(),
+        "--measures",
+        "indicator",
+        "--bootstrap",
+        "200",
+        "--format",
+        "json",
+    ]);
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), want.len());
+    for r in rows {
+        let w = want
+            .iter()
+            .find(|w| w["scorer"] == r["scorer"] && w["bias_type"] == r["bias_type"])
+            .unwrap();
+        let what = format!("{} {}", r["scorer"], r["bias_type"]);
+        assert_eq!(
+            (&r["model_a"], &r["model_b"]),
+            (&"bert".into(), &"bert-trained".into())
+        );
+        assert_eq!(r["test"], "mcnemar-exact");
+        assert_eq!(r["discordant"][0], w["table"][0][1], "{what}");
+        assert_eq!(r["discordant"][1], w["table"][1][0], "{what}");
+        close(&r["p_value"], &w["p"], &format!("{what} McNemar p"));
+        close(&r["p_adjusted"], &w["holm"], &format!("{what} Holm"));
+        let d = r["difference"].as_f64().unwrap();
+        assert!(
+            (d - w["difference"].as_f64().unwrap()).abs() < 1e-9,
+            "{what}"
+        );
+        let (lo, hi) = (
+            r["ci_low"].as_f64().unwrap(),
+            r["ci_high"].as_f64().unwrap(),
+        );
+        assert!(lo <= d && d <= hi, "{what}: {d} outside [{lo}, {hi}]");
+        assert_eq!(r["family_size"], 20);
+    }
+}
+
+/// Tables that are not on the same pairs are refused, naming the first pair that differs.
+#[test]
+fn compare_refuses_tables_of_other_pairs() {
+    let dir = std::env::temp_dir().join(format!("bias-compare-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(significance("bert-trained.csv")).unwrap();
+    // Drop pair 17's rows (both scorers).
+    let kept: String = text
+        .lines()
+        .filter(|l| !l.starts_with("17,"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let cut = dir.join("cut.csv");
+    std::fs::write(&cut, kept).unwrap();
+    let out = bias()
+        .args(["compare", "--measures", "indicator", "--scores"])
+        .arg(significance("bert.csv"))
+        .arg(&cut)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("pair `17` is in A's table but not in B's"),
+        "{err}"
+    );
+    assert!(err.contains("`bert` (A) and `bert-trained` (B)"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

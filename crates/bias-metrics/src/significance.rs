@@ -378,7 +378,49 @@ impl FamilyOptions {
         detectable_deviation(n as u64, level, self.power)
     }
 
-    /// One line for a caption: `"Holm over 140 tests, α = 0.05"`.
+    /// The verdicts of p-values that fall into several families: `families[i]` names the
+    /// family of `p_values[i]`, and each family is adjusted on its own. Returns each value's
+    /// verdict and the size of its family.
+    ///
+    /// ```
+    /// use bias_metrics::FamilyOptions;
+    ///
+    /// let v = FamilyOptions::default().verdicts_by_family(&["a", "b", "a"], &[0.01, 0.01, 0.04])?;
+    /// assert_eq!((v[0].0.p_adjusted, v[0].1), (0.02, 2)); // Holm in family a: 2·0.01
+    /// assert_eq!((v[1].0.p_adjusted, v[1].1), (0.01, 1));
+    /// # Ok::<(), bias_metrics::MetricsError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`FamilyOptions::verdicts`]; [`MetricsError::LengthMismatch`] when the two slices
+    /// differ in length.
+    pub fn verdicts_by_family<K: Ord>(
+        &self,
+        families: &[K],
+        p_values: &[f64],
+    ) -> Result<Vec<(Verdict, usize)>, MetricsError> {
+        if families.len() != p_values.len() {
+            return Err(MetricsError::LengthMismatch {
+                what: "verdicts_by_family: families, p-values".to_owned(),
+                left: families.len(),
+                right: p_values.len(),
+            });
+        }
+        let mut members: BTreeMap<&K, Vec<usize>> = BTreeMap::new();
+        for (i, k) in families.iter().enumerate() {
+            members.entry(k).or_default().push(i);
+        }
+        let mut out = vec![None; p_values.len()];
+        for indices in members.values() {
+            let ps: Vec<f64> = indices.iter().map(|&i| p_values[i]).collect();
+            for (&i, v) in indices.iter().zip(self.verdicts(&ps)?) {
+                out[i] = Some((v, indices.len()));
+            }
+        }
+        Ok(out.into_iter().flatten().collect())
+    }
+
+    /// One line for a caption: `"Holm-adjusted p ≤ 0.05 over a family of 140 tests"`.
     pub fn describe(&self, family_size: usize) -> String {
         let how = match self.correction {
             Correction::Holm => "Holm-adjusted",

@@ -48,6 +48,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod compare;
 pub mod controlled;
 mod correlate;
 mod error;

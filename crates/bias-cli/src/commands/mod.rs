@@ -1,6 +1,7 @@
 //! One module per `bias` command, named after it; a command with subcommands is a folder.
 
 pub mod bench;
+pub mod compare;
 pub mod controlled;
 pub mod data;
 pub mod debias;

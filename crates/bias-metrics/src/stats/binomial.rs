@@ -26,6 +26,36 @@ fn binomial_cdf(k: u64, n: u64, p: f64) -> f64 {
     beta_reg((n - k) as f64, k as f64 + 1.0, 1.0 - p)
 }
 
+/// `P(X ≤ k)` for `X ~ Binomial(n, ½)` and `k < n/2`, as the sum `Σ_{i ≤ k} C(n, i) · 2⁻ⁿ`.
+///
+/// The binomial coefficients come from the recurrence `C(n, i) = C(n, i − 1) · (n − i + 1) / i`,
+/// summed with a binary exponent carried aside (both scaled by 2⁻⁵⁰⁰ whenever the sum passes
+/// 2⁵⁰⁰), so nothing overflows and the result is exact up to two roundings per term: far closer
+/// to scipy's `binom.cdf` than the continued fraction of the incomplete beta, which drifts by
+/// 1e-12 at CrowS-Pairs' 1,508 pairs. Only IEEE basic operations, so every CPU gives the same
+/// bits.
+fn half_binomial_lower_tail(k: u64, n: u64) -> f64 {
+    const SCALE_EXP: i64 = 500;
+    let scale = 2f64.powi(-(SCALE_EXP as i32));
+    let (mut term, mut sum, mut exp) = (1.0f64, 1.0f64, 0i64);
+    for i in 1..=k {
+        term = term * (n - i + 1) as f64 / i as f64;
+        sum += term;
+        if sum > 1.0 / scale {
+            term *= scale;
+            sum *= scale;
+            exp += SCALE_EXP;
+        }
+    }
+    // P = sum · 2^(exp − n), applied in steps a power of two can take exactly.
+    let mut shift = exp - n as i64;
+    while shift < -SCALE_EXP {
+        sum *= scale;
+        shift += SCALE_EXP;
+    }
+    sum * 2f64.powi(shift as i32)
+}
+
 /// The exact two-sided binomial test of `k` successes in `n` trials against a success
 /// probability of ½: the sign test.
 ///
@@ -62,7 +92,7 @@ pub fn sign_test(k: u64, n: u64) -> Result<f64, MetricsError> {
     if 2 * low == n {
         return Ok(1.0);
     }
-    Ok((2.0 * binomial_cdf(low, n, 0.5)).min(1.0))
+    Ok((2.0 * half_binomial_lower_tail(low, n)).min(1.0))
 }
 
 /// The largest `c < n/2` whose two-sided sign-test p-value is at most `alpha`: the test at level
