@@ -109,6 +109,8 @@ pub struct PairedDifference {
     pub value_b: f64,
     /// `value_b − value_a`.
     pub difference: f64,
+    /// The measure's no-bias value (50 for the indicator and KLS, 100 for JSS).
+    pub no_bias: f64,
     /// The paired percentile bootstrap interval of the difference.
     pub interval: Interval,
     /// The interval's level.
@@ -158,7 +160,7 @@ pub struct PairedDifference {
 /// invalid bootstrap or permutation options; [`MetricsError::Measure`] when a measure fails on
 /// a table, a replicate or a swapped copy.
 pub fn compare_paired(
-    measures: &[(&dyn AnyMeasure, NullTest)],
+    measures: &[(&(dyn AnyMeasure + Sync), NullTest)],
     a: &ScoreTable,
     b: &ScoreTable,
     options: &PairedOptions,
@@ -203,6 +205,7 @@ pub fn compare_paired(
                 value_a: *va,
                 value_b: *vb,
                 difference: vb - va,
+                no_bias: ma.no_bias,
                 interval,
                 level: options.bootstrap.level,
                 p_value,
@@ -214,9 +217,17 @@ pub fn compare_paired(
     Ok(out)
 }
 
+impl PairedDifference {
+    /// Whether B lies nearer the no-bias value than A (`|value_b − no_bias| < |value_a −
+    /// no_bias|`): "B is less biased" when the difference is significant.
+    pub fn b_less_biased(&self) -> bool {
+        (self.value_b - self.no_bias).abs() < (self.value_a - self.no_bias).abs()
+    }
+}
+
 /// The paired bootstrap intervals of `[overall, types…]` of B − A.
 fn paired_intervals(
-    measure: &dyn AnyMeasure,
+    measure: &(dyn AnyMeasure + Sync),
     types: &[BiasType],
     (lean_a, lean_b): (&[ScoreRow], &[ScoreRow]),
     a: &ScoreTable,
@@ -260,7 +271,7 @@ struct PairedTests {
 
 /// The paired tests of `[overall, types…]`.
 fn paired_tests(
-    measure: &dyn AnyMeasure,
+    measure: &(dyn AnyMeasure + Sync),
     null: NullTest,
     types: &[BiasType],
     (lean_a, lean_b): (&[ScoreRow], &[ScoreRow]),

@@ -159,7 +159,7 @@ pub struct MeasureTest {
 /// [`MetricsError::Measure`] when the measure fails on the table or on a flipped copy (named by
 /// measure); the permutation test's errors ([`sign_flip_test`]).
 pub fn test_measure(
-    measure: &dyn AnyMeasure,
+    measure: &(dyn AnyMeasure + Sync),
     null: NullTest,
     table: &ScoreTable,
     options: &PermutationOptions,
@@ -205,7 +205,7 @@ fn sign_tests(table: &ScoreTable, ties: TieHandling) -> Result<MeasureTest, Metr
 
 /// `measure` on `table`, its error named.
 pub(crate) fn measure_named(
-    measure: &dyn AnyMeasure,
+    measure: &(dyn AnyMeasure + Sync),
     table: &ScoreTable,
     what: &str,
 ) -> Result<Measurement, MetricsError> {
@@ -217,15 +217,26 @@ pub(crate) fn measure_named(
         })
 }
 
-/// The rows without their sentences (no measure reads them), so that flipped copies are cheap.
+/// The rows without their sentences and labels (data set, scorer, model: a measure reads its
+/// scores, bias types, ids and groups), so that the many flipped or resampled copies are cheap.
 pub(crate) fn lean_rows(table: &ScoreTable) -> Vec<ScoreRow> {
     table
         .rows()
         .iter()
         .map(|r| ScoreRow {
+            pair_id: r.pair_id.clone(),
+            dataset: String::new(),
+            bias_type: r.bias_type.clone(),
+            direction: r.direction,
             stereo: String::new(),
             anti: String::new(),
-            ..r.clone()
+            score_stereo: r.score_stereo,
+            score_anti: r.score_anti,
+            scorer: String::new(),
+            model: String::new(),
+            tokens_stereo: r.tokens_stereo,
+            tokens_anti: r.tokens_anti,
+            group_id: r.group_id.clone(),
         })
         .collect()
 }
@@ -254,7 +265,7 @@ pub(crate) fn components(
 }
 
 fn sign_flip_tests(
-    measure: &dyn AnyMeasure,
+    measure: &(dyn AnyMeasure + Sync),
     table: &ScoreTable,
     options: &PermutationOptions,
 ) -> Result<MeasureTest, MetricsError> {

@@ -72,6 +72,8 @@ pub struct ModelComparison {
     pub significant: bool,
     /// The number of tests in the family.
     pub family_size: usize,
+    /// The correction and α of the family.
+    pub family: FamilyOptions,
 }
 
 /// Every model against the baseline on every (data set, scorer) the baseline has: every
@@ -118,10 +120,10 @@ pub fn compare_models(
     };
     let mut rows: Vec<ModelComparison> = Vec::new();
     for a in slices.iter().filter(|s| s.model == baseline) {
-        let specs: Vec<(&dyn AnyMeasure, NullTest)> = measures
+        let specs: Vec<(&(dyn AnyMeasure + Sync), NullTest)> = measures
             .iter()
             .filter(|m| !m.is_distributional() || distribution_scorer.is_none_or(|d| d == a.scorer))
-            .map(|m| (m as &dyn AnyMeasure, m.null_test()))
+            .map(|m| (m as &(dyn AnyMeasure + Sync), m.null_test()))
             .collect();
         if specs.is_empty() {
             continue;
@@ -151,6 +153,7 @@ pub fn compare_models(
                 p_adjusted: f64::NAN,
                 significant: false,
                 family_size: 0,
+                family: options.family,
             }));
         }
     }

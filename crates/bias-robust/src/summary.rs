@@ -37,7 +37,11 @@ use bias_core::Scorer;
 use std::collections::BTreeMap;
 
 use bias_core::{BiasType, Measurement, ScoreSlice};
-use bias_metrics::{bootstrap_by_type, BootstrapOptions, Interval};
+use bias_metrics::stats::PermutationOptions;
+use bias_metrics::{
+    bootstrap_by_type, test_measure, BootstrapOptions, FamilyOptions, Interval, MeasureTest,
+    NullTest, TestName, TieHandling, Verdict,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::{RobustError, SyncMeasure, LIU2024_DISTRIBUTION_SCORER};
@@ -68,6 +72,10 @@ pub struct SummaryOptions {
     pub bootstrap: Option<BootstrapOptions>,
     /// The scorer whose scores the distribution measures are computed on.
     pub distribution_scorer: String,
+    /// The flip sets of the sign-flip permutation test (KLS, JSS).
+    pub permutation: PermutationOptions,
+    /// The correction over each data set's family (every cell of its summary) and α.
+    pub family: FamilyOptions,
 }
 
 impl Default for SummaryOptions {
@@ -76,6 +84,8 @@ impl Default for SummaryOptions {
         SummaryOptions {
             bootstrap: Some(BootstrapOptions::default()),
             distribution_scorer: LIU2024_DISTRIBUTION_SCORER.to_owned(),
+            permutation: PermutationOptions::default(),
+            family: FamilyOptions::default(),
         }
     }
 }
@@ -94,6 +104,56 @@ pub struct SummaryEntry {
     pub overall: Option<Interval>,
     /// The bootstrap interval of each bias type's value.
     pub by_type: BTreeMap<BiasType, Interval>,
+    /// The test of every value and its verdict within the data set's family.
+    pub tests: EntryTests,
+}
+
+/// The tests of one [`SummaryEntry`]: which test, and each value's verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntryTests {
+    /// The test (the sign test for a measure named `indicator`, the sign-flip permutation
+    /// test for any other).
+    pub test: TestName,
+    /// The overall value's verdict.
+    pub overall: Verdict,
+    /// Each bias type's verdict.
+    pub by_type: BTreeMap<BiasType, Verdict>,
+}
+
+/// The multiplicity control of one data set's summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SummaryFamily {
+    /// The correction and α.
+    pub options: FamilyOptions,
+    /// The number of tests: every value of every entry, overall and per bias type.
+    pub size: usize,
+    /// How many are significant after the correction.
+    pub significant: usize,
+}
+
+impl SummaryFamily {
+    /// One sentence: `"7 of 140 cells remain significant (Holm-adjusted p ≤ 0.05 …)."`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} of {} cells significant ({}).",
+            self.significant,
+            self.size,
+            self.options.describe(self.size)
+        )
+    }
+}
+
+/// The null test of a summary measure: the sign test for the indicator (a tie is not
+/// stereotypical, liu2024 Eq. 2), the sign-flip permutation test for any other measure (valid
+/// for every measure of a score table).
+pub fn null_test_of(measure: &str) -> NullTest {
+    if measure == "indicator" {
+        NullTest::Sign {
+            ties: TieHandling::NotStereotypical,
+        }
+    } else {
+        NullTest::SignFlip
+    }
 }
 
 /// Every measure of every slice of one data set.
@@ -108,6 +168,8 @@ pub struct DatasetSummary {
     pub entries: Vec<SummaryEntry>,
     /// What was left out and why (a missing distribution scorer, a failed bootstrap).
     pub notes: Vec<String>,
+    /// The family every entry's tests were corrected in.
+    pub family: SummaryFamily,
 }
 
 /// How one measure (on one scorer) orders the models of a data set.
@@ -287,12 +349,67 @@ fn summarize_dataset(
             model_rank(&e.model),
         )
     });
+    let mut entries: Vec<SummaryEntry> = keyed.into_iter().map(|(_, e)| e).collect();
+    let family = adjust_family(&mut entries, &options.family)?;
     Ok(DatasetSummary {
         dataset: dataset.to_owned(),
         models,
-        entries: keyed.into_iter().map(|(_, e)| e).collect(),
+        entries,
         notes,
+        family,
     })
+}
+
+/// Replaces each entry's raw p-values (in [`EntryTests`], unadjusted) by their verdicts within
+/// the family of all entries.
+fn adjust_family(
+    entries: &mut [SummaryEntry],
+    options: &FamilyOptions,
+) -> Result<SummaryFamily, RobustError> {
+    let p: Vec<f64> = entries
+        .iter()
+        .flat_map(|e| {
+            std::iter::once(e.tests.overall.p_value)
+                .chain(e.tests.by_type.values().map(|v| v.p_value))
+        })
+        .collect();
+    let mut verdicts = options.verdicts(&p)?.into_iter();
+    for e in entries.iter_mut() {
+        e.tests.overall = verdicts.next().expect("one verdict per value");
+        for v in e.tests.by_type.values_mut() {
+            *v = verdicts.next().expect("one verdict per value");
+        }
+    }
+    let significant = entries
+        .iter()
+        .map(|e| {
+            usize::from(e.tests.overall.significant)
+                + e.tests.by_type.values().filter(|v| v.significant).count()
+        })
+        .sum();
+    Ok(SummaryFamily {
+        options: *options,
+        size: p.len(),
+        significant,
+    })
+}
+
+/// Unadjusted verdicts (p_adjusted = p) from a test, to be adjusted over the family.
+fn raw_tests(test: &MeasureTest) -> EntryTests {
+    let raw = |p: f64| Verdict {
+        p_value: p,
+        p_adjusted: p,
+        significant: false,
+    };
+    EntryTests {
+        test: test.test,
+        overall: raw(test.overall.p_value),
+        by_type: test
+            .by_type
+            .iter()
+            .map(|(t, v)| (t.clone(), raw(v.p_value)))
+            .collect(),
+    }
 }
 
 /// The entries of one slice: every measure, with intervals from one bootstrap.
@@ -311,6 +428,11 @@ fn slice_entries(
                 what: format!("{} of {}", m.name(), name()),
                 source,
             })?;
+        let test = test_measure(*m, null_test_of(m.name()), &s.table, &options.permutation)
+            .map_err(|source| RobustError::Measure {
+                what: format!("the test of {} of {}", m.name(), name()),
+                source: Box::new(source),
+            })?;
         entries.push((
             *i,
             SummaryEntry {
@@ -319,6 +441,7 @@ fn slice_entries(
                 measurement,
                 overall: None,
                 by_type: BTreeMap::new(),
+                tests: raw_tests(&test),
             },
         ));
     }

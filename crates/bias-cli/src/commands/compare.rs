@@ -106,10 +106,7 @@ pub fn run(args: &CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
         .collect();
     let comparisons = compare_models(&slices, &specs, None, &args.options())?;
     let family = args.tests.family();
-    let rows: Vec<Row<'_>> = comparisons
-        .iter()
-        .map(|c| row(c, family.correction.name(), family.alpha))
-        .collect();
+    let rows: Vec<Row<'_>> = comparisons.iter().map(row).collect();
     match args.format {
         Format::Json => write_json(&rows, out),
         Format::Csv => grid(&rows, true).write_csv(out),
@@ -145,7 +142,7 @@ pub fn run(args: &CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
     }
 }
 
-fn row<'a>(c: &'a ModelComparison, correction: &'a str, alpha: f64) -> Row<'a> {
+fn row(c: &ModelComparison) -> Row<'_> {
     let d = &c.difference;
     Row {
         dataset: &c.dataset,
@@ -166,8 +163,8 @@ fn row<'a>(c: &'a ModelComparison, correction: &'a str, alpha: f64) -> Row<'a> {
         significant: c.significant,
         test: d.test.name(),
         discordant: d.discordant,
-        correction,
-        alpha,
+        correction: c.family.correction.name(),
+        alpha: c.family.alpha,
         family_size: c.family_size,
     }
 }

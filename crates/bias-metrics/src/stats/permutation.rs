@@ -9,6 +9,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::MetricsError;
@@ -67,7 +68,8 @@ pub struct PermutationTest {
 /// is enumerated (the identity included) and a one-sided p is `#{null ≥ observed} / 2ⁿ`;
 /// otherwise `options.permutations` random flip sets (each pair flipped with probability ½ by
 /// `ChaCha8Rng::seed_from_u64(seed)`) give `p = (1 + #{null ≥ observed}) / (1 + R)`, which
-/// never reaches 0. A two-sided p is twice the smaller one-sided p, at most 1. Comparisons allow
+/// never reaches 0 (the flip sets are drawn in order and their statistics computed in parallel
+/// with rayon, so the p-values do not depend on the number of threads). A two-sided p is twice the smaller one-sided p, at most 1. Comparisons allow
 /// a relative tolerance of 100 ε of the observed value, so that a null value equal to the
 /// observed one up to rounding counts as extreme. All of this is
 /// `scipy.stats.permutation_test(..., permutation_type="samples")` (checked against its exact
@@ -94,7 +96,7 @@ pub struct PermutationTest {
 /// whose number of components changes between flip sets; the statistic's own errors.
 pub fn sign_flip_test(
     n: usize,
-    mut statistic: impl FnMut(&[bool]) -> Result<Vec<f64>, MetricsError>,
+    statistic: impl Fn(&[bool]) -> Result<Vec<f64>, MetricsError> + Sync,
     alternative: Alternative,
     options: &PermutationOptions,
 ) -> Result<PermutationTest, MetricsError> {
@@ -105,8 +107,7 @@ pub fn sign_flip_test(
             expected: "at least 1".to_owned(),
         });
     }
-    let mut flipped = vec![false; n];
-    let observed = finite(statistic(&flipped)?, None)?;
+    let observed = finite(statistic(&vec![false; n])?, None)?;
     let k = observed.len();
     let tolerance: Vec<f64> = observed
         .iter()
@@ -114,38 +115,45 @@ pub fn sign_flip_test(
         .collect();
     let mut at_least = vec![0usize; k];
     let mut at_most = vec![0usize; k];
-    let count = |values: Vec<f64>, at_least: &mut [usize], at_most: &mut [usize]| {
-        let values = finite(values, Some(k))?;
-        for j in 0..k {
-            if values[j] >= observed[j] - tolerance[j] {
-                at_least[j] += 1;
-            }
-            if values[j] <= observed[j] + tolerance[j] {
-                at_most[j] += 1;
-            }
-        }
-        Ok::<(), MetricsError>(())
-    };
     let exact = n < usize::BITS as usize - 1 && (1usize << n) <= options.permutations;
-    let (total, adjustment) = if exact {
-        let total = 1usize << n;
-        for mask in 0..total {
-            for (i, f) in flipped.iter_mut().enumerate() {
-                *f = (mask >> i) & 1 == 1;
-            }
-            count(statistic(&flipped)?, &mut at_least, &mut at_most)?;
-        }
-        (total, 0)
+    let total = if exact {
+        1usize << n
     } else {
-        let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
-        for _ in 0..options.permutations {
-            for f in flipped.iter_mut() {
-                *f = rng.random::<bool>();
-            }
-            count(statistic(&flipped)?, &mut at_least, &mut at_most)?;
-        }
-        (options.permutations, 1)
+        options.permutations
     };
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+    // Flip sets are drawn (or enumerated) in order, a block at a time, and their statistics
+    // computed in parallel: the counts, and so the p-values, do not depend on the threads.
+    const BLOCK: usize = 256;
+    let mut start = 0;
+    while start < total {
+        let end = (start + BLOCK).min(total);
+        let masks: Vec<Vec<bool>> = (start..end)
+            .map(|index| {
+                if exact {
+                    (0..n).map(|i| (index >> i) & 1 == 1).collect()
+                } else {
+                    (0..n).map(|_| rng.random::<bool>()).collect()
+                }
+            })
+            .collect();
+        let values: Vec<Vec<f64>> = masks
+            .par_iter()
+            .map(|m| statistic(m).and_then(|v| finite(v, Some(k))))
+            .collect::<Result<_, _>>()?;
+        for v in values {
+            for j in 0..k {
+                if v[j] >= observed[j] - tolerance[j] {
+                    at_least[j] += 1;
+                }
+                if v[j] <= observed[j] + tolerance[j] {
+                    at_most[j] += 1;
+                }
+            }
+        }
+        start = end;
+    }
+    let adjustment = usize::from(!exact);
     let tail = |c: usize| (c + adjustment) as f64 / (total + adjustment) as f64;
     let p_values = (0..k)
         .map(|j| match alternative {
@@ -185,7 +193,7 @@ fn finite(values: Vec<f64>, len: Option<usize>) -> Result<Vec<f64>, MetricsError
 mod tests {
     use super::*;
 
-    fn mean_statistic(d: &[f64]) -> impl FnMut(&[bool]) -> Result<Vec<f64>, MetricsError> + '_ {
+    fn mean_statistic(d: &[f64]) -> impl Fn(&[bool]) -> Result<Vec<f64>, MetricsError> + Sync + '_ {
         move |flipped: &[bool]| {
             let s: f64 = d
                 .iter()
@@ -227,10 +235,10 @@ mod tests {
 
     #[test]
     fn refuses_a_changing_statistic() {
-        let mut calls = 0;
+        let calls = std::sync::atomic::AtomicUsize::new(0);
         let stat = |_: &[bool]| {
-            calls += 1;
-            Ok(vec![0.0; if calls == 1 { 2 } else { 1 }])
+            let first = calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+            Ok(vec![0.0; if first { 2 } else { 1 }])
         };
         let err = sign_flip_test(
             3,

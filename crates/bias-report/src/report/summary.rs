@@ -3,9 +3,11 @@
 //! (liu2024, Robustness Study).
 
 use bias_core::Measurement;
+use bias_metrics::Verdict;
 
 use super::heat::{model_columns, HeatCell, HeatRow, HeatTable, Shade};
 use super::{Section, SubsampleRun};
+use bias_robust::compare::ModelComparison;
 use bias_robust::summary::{scorer_rank, DatasetSummary, SummaryEntry};
 
 /// Points from "no bias" at which a summary cell reaches full colour.
@@ -60,30 +62,47 @@ fn shade(measure: &str, value: f64, no_bias: f64) -> Shade {
     }
 }
 
-/// One cell: the value (marked `*` when a signed measure's interval excludes no bias), the
-/// interval under it, and a tooltip saying all of it in words.
+/// One cell: the value (marked `*` when its adjusted p is at most α in the data set's family),
+/// the interval under it, and a tooltip saying all of it in words.
 fn cell(
     m: &Measurement,
     value: f64,
     n: usize,
     interval: Option<bias_metrics::Interval>,
+    verdict: Option<&Verdict>,
     what: &str,
 ) -> HeatCell {
-    let beyond = interval
-        .is_some_and(|i| signed(&m.measure) && (i.lower > m.no_bias || i.upper < m.no_bias));
-    let mark = if beyond { " *" } else { "" };
+    let mark = if verdict.is_some_and(|v| v.significant) {
+        " *"
+    } else {
+        ""
+    };
     let ci = interval.map(|i| format!("{:.1}–{:.1}", i.lower, i.upper));
     let tooltip = format!(
-        "{what}: {value:.2}{}; n = {n}; no bias = {}",
+        "{what}: {value:.2}{}; n = {n}; no bias = {}{}",
         ci.as_ref()
             .map_or_else(String::new, |c| format!(" (95 % interval {c})")),
-        m.no_bias
+        m.no_bias,
+        verdict.map_or_else(String::new, |v| format!(
+            "; p = {}, adjusted p = {}",
+            p_text(v.p_value),
+            p_text(v.p_adjusted)
+        ))
     );
     HeatCell {
         value: format!("{value:.2}{mark}"),
         detail: ci,
         tooltip: Some(tooltip),
         shade: shade(&m.measure, value, m.no_bias),
+    }
+}
+
+/// A p-value in words: four decimals, or two significant digits below 0.001.
+pub fn p_text(p: f64) -> String {
+    if p >= 1e-3 {
+        format!("{p:.4}")
+    } else {
+        format!("{p:.1e}")
     }
 }
 
@@ -112,7 +131,7 @@ pub fn summary_heat(summary: &DatasetSummary) -> HeatTable {
                 e.map(|e| {
                     let m = &e.measurement;
                     let what = format!("{} on {s}, {model}, all pairs", m.measure);
-                    cell(m, m.value, m.n, e.overall, &what)
+                    cell(m, m.value, m.n, e.overall, Some(&e.tests.overall), &what)
                 })
             })
             .collect(),
@@ -139,6 +158,7 @@ pub fn summary_heat(summary: &DatasetSummary) -> HeatTable {
                         t.value,
                         t.n,
                         e.by_type.get(&ty).copied(),
+                        e.tests.by_type.get(&ty),
                         &what,
                     ))
                 })
@@ -153,7 +173,13 @@ pub fn summary_heat(summary: &DatasetSummary) -> HeatTable {
         groups,
         columns,
         rows,
-        caption: Some(format!("{}: {words}.", summary.dataset)),
+        caption: Some(format!(
+            "{}: {words}. * = {}; {} of {} cells significant.",
+            summary.dataset,
+            summary.family.options.describe(summary.family.size),
+            summary.family.significant,
+            summary.family.size,
+        )),
     }
 }
 
@@ -167,6 +193,18 @@ pub fn summary_section(summaries: &[DatasetSummary], interval_text: &str) -> Sec
          where the anti-stereotype is; purple for KLS and JSS, which say how far and not which \
          way. {interval_text}"
     ));
+    section = section.text(
+        "A star marks a value that differs from no bias after multiplicity control: every cell \
+         of a data set's map (each measure, scorer, model and bias type) is one family, its \
+         p-values adjusted together (Holm unless stated). Indicators are tested by the exact \
+         two-sided binomial (sign) test against 50 %; KLS and JSS by a sign-flip permutation \
+         test (the pairs' two scores swapped at random). A star says the model's scores prefer \
+         one side more than chance; whether that is social bias beyond what any head prefers is \
+         what the comparison with a baseline model below answers.",
+    );
+    for s in summaries {
+        section = section.text(format!("{}: {}", s.dataset, s.family.describe()));
+    }
     let mut measures: Vec<String> = Vec::new();
     for s in summaries {
         for (m, _) in s.columns() {
@@ -189,19 +227,26 @@ pub fn summary_section(summaries: &[DatasetSummary], interval_text: &str) -> Sec
     section
 }
 
-/// With two or more models on a data set, the section comparing them (anchor `models`): per
-/// data set the models ordered by each measure, how many different orders the measures give,
+/// With two or more models on a data set, the section comparing them (anchor `models`): the
+/// paired differences of every model against the baseline ([`bias_robust::compare`]; or why
+/// there are none), per data set the models ordered by each measure, how many different orders the measures give,
 /// and, from `subsample`, the share of single sub-sampling draws keeping each study's
 /// full-data order at each rate (liu2024's robustness question). `None` with a single model
 /// everywhere.
 pub fn models_section(
     summaries: &[DatasetSummary],
+    comparisons: Result<&[ModelComparison], &str>,
     subsample: Option<&SubsampleRun>,
 ) -> Option<Section> {
     if summaries.iter().all(|s| s.models.len() < 2) {
         return None;
     }
-    let mut section = Section::new("Models compared").anchor("models").text(
+    let mut section = Section::new("Models compared").anchor("models");
+    section = match comparisons {
+        Ok(rows) => paired_differences(section, rows),
+        Err(why) => section.text(format!("No paired differences: {why}")),
+    };
+    section = section.text(
         "Per measure, the models from most to least biased (by distance from the measure's \
          no-bias value, as liu2024 Table 2 ranks them).",
     );
@@ -304,4 +349,173 @@ fn order_agreement_heat(run: &SubsampleRun) -> Option<HeatTable> {
             run.options.repeats, run.options.seed
         )),
     })
+}
+
+/// The paired differences B − A of every measure (`bias compare`), per data set: a one-line
+/// verdict and a heat map of bias type × (measure, scorer, model B), each cell the difference
+/// with its paired interval, starred when its Holm-adjusted p is at most α.
+fn paired_differences(mut section: Section, comparisons: &[ModelComparison]) -> Section {
+    if comparisons.is_empty() {
+        return section;
+    }
+    section = section.text(
+        "Paired differences B − A on the same pairs (bias compare): under each difference its \
+         paired percentile bootstrap interval (the same resampled pairs for both models); \
+         McNemar's exact test for the indicators, the paired sign-flip permutation test for KLS \
+         and JSS; * = significant after the correction over the data set's comparisons. Against a \
+         random-head baseline this is what training added beyond what any head prefers.",
+    );
+    let mut datasets: Vec<&str> = Vec::new();
+    for c in comparisons {
+        if !datasets.contains(&c.dataset.as_str()) {
+            datasets.push(&c.dataset);
+        }
+    }
+    for dataset in datasets {
+        let rows: Vec<&ModelComparison> = comparisons
+            .iter()
+            .filter(|c| c.dataset == dataset)
+            .collect();
+        section = section
+            .text(paired_verdict(dataset, &rows))
+            .heat(paired_heat(dataset, &rows));
+    }
+    section
+}
+
+/// `"On crows-pairs, 12 of 60 paired differences are significant (Holm, α = 0.05); B is less
+/// biased than A on …; more biased on …."`
+fn paired_verdict(dataset: &str, rows: &[&ModelComparison]) -> String {
+    let significant: Vec<&&ModelComparison> = rows.iter().filter(|c| c.significant).collect();
+    let label = |c: &ModelComparison| {
+        format!(
+            "{} {}",
+            column_label(&c.difference.measure, &c.scorer),
+            c.difference
+                .bias_type
+                .as_ref()
+                .map_or("overall".to_owned(), |t| t.to_string())
+        )
+    };
+    let mut text = format!(
+        "On {dataset}, {} of {} paired differences are significant.",
+        significant.len(),
+        rows.len()
+    );
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for c in rows {
+        if !pairs.contains(&(c.model_a.as_str(), c.model_b.as_str())) {
+            pairs.push((&c.model_a, &c.model_b));
+        }
+    }
+    for (a, b) in pairs {
+        let of = |less: bool| {
+            significant
+                .iter()
+                .filter(|c| {
+                    c.model_a == a && c.model_b == b && c.difference.b_less_biased() == less
+                })
+                .map(|c| label(c))
+                .collect::<Vec<_>>()
+        };
+        let (less, more) = (of(true), of(false));
+        if less.is_empty() && more.is_empty() {
+            text.push_str(&format!(" {b} and {a} differ significantly nowhere."));
+            continue;
+        }
+        if !less.is_empty() {
+            text.push_str(&format!(
+                " {b} is less biased than {a} on {}.",
+                less.join(", ")
+            ));
+        }
+        if !more.is_empty() {
+            text.push_str(&format!(
+                " {b} is more biased than {a} on {}.",
+                more.join(", ")
+            ));
+        }
+    }
+    text
+}
+
+fn paired_heat(dataset: &str, rows: &[&ModelComparison]) -> HeatTable {
+    let mut columns: Vec<(String, String, String)> = Vec::new();
+    let mut types: Vec<Option<bias_core::BiasType>> = vec![None];
+    for c in rows {
+        let key = (
+            c.difference.measure.clone(),
+            c.scorer.clone(),
+            c.model_b.clone(),
+        );
+        if !columns.contains(&key) {
+            columns.push(key);
+        }
+        if c.difference.bias_type.is_some() && !types.contains(&c.difference.bias_type) {
+            types.push(c.difference.bias_type.clone());
+        }
+    }
+    types[1..].sort();
+    let heat_rows = types
+        .iter()
+        .map(|ty| HeatRow {
+            label: ty.as_ref().map_or("overall".to_owned(), |t| t.to_string()),
+            cells: columns
+                .iter()
+                .map(|(measure, scorer, model_b)| {
+                    let c = rows.iter().find(|c| {
+                        &c.difference.measure == measure
+                            && &c.scorer == scorer
+                            && &c.model_b == model_b
+                            && &c.difference.bias_type == ty
+                    })?;
+                    let d = &c.difference;
+                    let mark = if c.significant { " *" } else { "" };
+                    Some(HeatCell {
+                        value: format!("{:+.2}{mark}", d.difference),
+                        detail: Some(format!("{:.1}–{:.1}", d.interval.lower, d.interval.upper)),
+                        tooltip: Some(format!(
+                            "{} on {scorer}, {} − {}: {:.2} − {:.2} = {:+.2}; n = {}; {:.0} % \
+                             paired interval {:.2} to {:.2}; {} p = {}, Holm-adjusted p = {}",
+                            d.measure,
+                            c.model_b,
+                            c.model_a,
+                            d.value_b,
+                            d.value_a,
+                            d.difference,
+                            d.n,
+                            100.0 * d.level,
+                            d.interval.lower,
+                            d.interval.upper,
+                            d.test.name(),
+                            p_text(d.p_value),
+                            p_text(c.p_adjusted)
+                        )),
+                        shade: if signed(measure) {
+                            Shade::Diverging(d.difference / FULL_COLOUR_AT)
+                        } else {
+                            Shade::Sequential((d.difference / FULL_COLOUR_AT).abs())
+                        },
+                    })
+                })
+                .collect(),
+            emphasis: ty.is_none(),
+        })
+        .collect();
+    let model_a = rows.first().map_or("", |c| c.model_a.as_str());
+    let family = rows
+        .first()
+        .map_or_else(String::new, |c| c.family.describe(c.family_size));
+    HeatTable {
+        corner: "bias type".to_owned(),
+        groups: Vec::new(),
+        columns: columns
+            .iter()
+            .map(|(m, s, b)| format!("{} {b} − {model_a}", column_label(m, s)))
+            .collect(),
+        rows: heat_rows,
+        caption: Some(format!(
+            "{dataset}: B − A with A = {model_a}; * = {family} (paired tests)."
+        )),
+    }
 }

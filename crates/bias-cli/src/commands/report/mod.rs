@@ -11,16 +11,18 @@ mod tasks;
 use std::io::Write;
 use std::path::PathBuf;
 
-use bias_metrics::{BootstrapOptions, MeasureSpec};
+use bias_metrics::{BootstrapOptions, MeasureSpec, PairedOptions};
 use bias_report::report::{
     models_section, subsample_for_report, subsample_sections, summary_section, Report,
 };
+use bias_robust::compare::{compare_models, CompareOptions};
 use bias_robust::summary::{summarize, SummaryOptions};
 use bias_robust::{
     RobustError, RobustnessOptions, ScorerGrouping, SyncMeasure, LIU2024_DISTRIBUTION_SCORER,
 };
 use clap::Args;
 
+use crate::commands::measure::TestSettings;
 use crate::data_args::{CrowsArgs, Rates};
 use crate::error::CliError;
 use crate::tables::read_slices;
@@ -59,6 +61,11 @@ pub struct ReportArgs {
     /// Stratified bootstrap replicates of the summary's 95 % intervals (0: no intervals).
     #[arg(long, default_value_t = 1000)]
     bootstrap: usize,
+    #[command(flatten)]
+    tests: TestSettings,
+    /// Model A of the paired comparisons (its `model` column); default: the first model met.
+    #[arg(long)]
+    baseline: Option<String>,
     /// Folders written by `bias task ... --out` (bbq.json, winogender.json,
     /// `stereoset-<split>.json`): a section per benchmark.
     #[arg(long, num_args = 1..)]
@@ -99,6 +106,8 @@ pub fn run(a: &ReportArgs, out: &mut impl Write) -> Result<(), CliError> {
     let summary_options = SummaryOptions {
         bootstrap,
         distribution_scorer: a.kls_jss_scorer.clone(),
+        permutation: a.tests.permutation(a.seed),
+        family: a.tests.family(),
     };
     let summaries = summarize(&slices, &pair, &distribution, &summary_options)?;
     report.push(summary_section(&summaries, &interval_text(a)));
@@ -125,7 +134,29 @@ pub fn run(a: &ReportArgs, out: &mut impl Write) -> Result<(), CliError> {
             e => e.into(),
         },
     )?;
-    if let Some(section) = models_section(&summaries, Some(&run)) {
+    let compared = compare_models(
+        &slices,
+        &measures,
+        Some(&a.kls_jss_scorer),
+        &CompareOptions {
+            paired: PairedOptions {
+                bootstrap: BootstrapOptions {
+                    // The paired interval is the point of the comparison: drawn even when the
+                    // summary has none.
+                    replicates: if a.bootstrap == 0 { 1000 } else { a.bootstrap },
+                    seed: a.seed,
+                    ..BootstrapOptions::default()
+                },
+                permutation: a.tests.permutation(a.seed),
+            },
+            family: a.tests.family(),
+            baseline: a.baseline.clone(),
+        },
+    );
+    // Tables not on the same pairs leave the report without paired differences, saying why.
+    let compared = compared.map_err(|e| e.to_string());
+    let comparisons = compared.as_deref().map_err(String::as_str);
+    if let Some(section) = models_section(&summaries, comparisons, Some(&run)) {
         report.push(section);
     }
 
@@ -179,8 +210,8 @@ fn interval_text(a: &ReportArgs) -> String {
         0 => "No intervals (--bootstrap 0).".to_owned(),
         b => format!(
             "Under each value, its 95 % percentile bootstrap interval ({b} replicates resampling \
-             the pairs within each bias type, seed {}); * marks an indicator whose interval \
-             excludes 50. Hover over a cell for its numbers in words.",
+             the pairs within each bias type, seed {}). Hover over a cell for its numbers, p and \
+             adjusted p in words.",
             a.seed
         ),
     }
