@@ -157,12 +157,27 @@ fn report_page_renders_cleanly_in_chromium() {
     for needle in ["KLS", "JSS", "aul", "cps", "demo", "shifted"] {
         assert!(text.contains(needle), "index.html lacks {needle}");
     }
+    // The statistics (issue 35): stars from Holm-adjusted p with the family said, and the
+    // paired differences of the two models with their verdict.
+    for needle in [
+        "Holm-adjusted p ≤ 0.05 over a family of",
+        "cells significant",
+        "paired differences are significant",
+        "shifted − demo",
+        "McNemar",
+    ] {
+        assert!(text.contains(needle), "index.html lacks {needle:?}");
+    }
 
     let check = browser::check_page(&chrome, &html);
     assert_report_page(&html, &check);
     // Both models × both scorers have a density figure, and more come from the other sections.
     assert!(check.figures.len() >= 4, "{}", check.counts());
     summary_screenshot(&chrome, &html, &shots_dir().join("summary.png"));
+    // The paired differences are drawn too (a heat map with a size in section#models).
+    let png = shots_dir().join("models.png");
+    let height = browser::screenshot_section(&chrome, &html, "section#models", &png);
+    assert!(height > 100, "section#models is {height} px high");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -86,6 +86,32 @@ fn bbq_prints_both_definitions_with_directions_and_resumes() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("bbq.json")).unwrap()).unwrap();
     assert_eq!(json["examples"], 12);
     assert_eq!(json["lm_eval"]["n"], 12);
+    // Every defined bias score, overall and per category, and every row of the authors'
+    // tables has an interval and a p (issue 35).
+    let stats = &json["statistics"];
+    for (category, cells) in stats["lm_eval"].as_object().unwrap() {
+        for (i, c) in cells.as_array().unwrap().iter().enumerate() {
+            let defined = if i == 0 {
+                category == "all" && !json["lm_eval"]["amb_bias_score"].is_null()
+                    || !json["lm_eval"]["by_category"][category]["ambiguous"].is_null()
+            } else {
+                category == "all" && !json["lm_eval"]["disamb_bias_score"].is_null()
+                    || !json["lm_eval"]["by_category"][category]["disambiguated"].is_null()
+            };
+            assert_eq!(!c.is_null(), defined, "{category} {i}: {c}");
+            if defined {
+                assert!(c["verdict"]["p_value"].as_f64().unwrap() <= 1.0, "{category}");
+                assert_eq!(c["test"], "binomial");
+            }
+        }
+    }
+    assert_eq!(stats["lm_eval"].as_object().unwrap().len(), 3, "all, Age, SES");
+    let authors = json["authors"].as_array().unwrap();
+    assert_eq!(stats["authors"].as_array().unwrap().len(), authors.len());
+    for (row, st) in authors.iter().zip(stats["authors"].as_array().unwrap()) {
+        assert_eq!(row["bias_score"].is_null(), st.is_null(), "{row}");
+    }
+    assert!(text.contains("p (adjusted p): the exact two-sided binomial"), "{text}");
     // A second run reads every example from the log: same output, log untouched.
     assert_eq!(run(&args), text);
     assert_eq!(std::fs::read_to_string(dir.join("bbq.jsonl")).unwrap(), log);
@@ -118,6 +144,13 @@ fn winogender_prints_every_task() {
     }
     assert!(text.contains("| 720 "), "{text}");
     assert!(text.contains("Direction:"), "{text}");
+    // Every row has a p (issue 35): seven tasks, each with `p (adjusted p)`.
+    let rows = text.lines().filter(|l| l.starts_with("| winogender_"));
+    assert_eq!(
+        rows.filter(|l| l.trim_end().ends_with(") |") && l.contains(" (")).count(),
+        7,
+        "{text}"
+    );
 }
 
 #[test]
@@ -146,6 +179,16 @@ fn stereoset_on_a_masked_lm_gives_both_tasks_as_json() {
     }
     assert_eq!(json["scores"]["overall"]["n_items"], 16);
     assert_eq!(json["intersentence"], "conditional");
+    // Every row (each task's domains and overall, and both tasks) has intervals and a p.
+    let rows = json["statistics"].as_array().unwrap();
+    let domains = |task: &str| json["scores"][task]["by_domain"].as_object().unwrap().len();
+    assert_eq!(rows.len(), domains("intrasentence") + domains("intersentence") + 3);
+    for r in rows {
+        let p = r["verdict"]["p_value"].as_f64().unwrap();
+        assert!(p > 0.0 && p <= 1.0, "{r}");
+        let ss = &r["intervals"]["ss"];
+        assert!(ss["lower"].as_f64().unwrap() <= ss["upper"].as_f64().unwrap(), "{r}");
+    }
 }
 
 /// The checkpoint with BERT's next-sentence head reads it by default (StereoSet's evaluation of

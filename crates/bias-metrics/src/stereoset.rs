@@ -351,6 +351,154 @@ pub fn bootstrap_stereoset(
     })
 }
 
+/// One row of StereoSet's table (a task and domain, a task overall, or both tasks): the
+/// intervals of SS, LMS and ICAT from the row's own items, and the test of SS.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowStatistics {
+    /// The row's task (`intrasentence`, `intersentence` or `both`).
+    pub task: String,
+    /// The row's domain, or `overall`.
+    pub domain: String,
+    /// Percentile bootstrap intervals of the row's items (resampled within the row, by domain
+    /// for an overall row).
+    pub intervals: ScoreIntervals,
+    /// SS's test: a sign-flip permutation test of `|SS − 50|` (each item's stereotype and
+    /// anti-stereotype swapped at random, so its preference turns; SS averaged over targets as
+    /// the authors' code does). A permutation rather than the sign test because SS is a mean of
+    /// per-target shares, not a share of items.
+    pub test: crate::TestName,
+    /// SS's verdict in the table's family (every row).
+    pub verdict: crate::Verdict,
+}
+
+/// [`RowStatistics`] of every row of [`stereoset_full_scores`]: each task's domains and
+/// overall, and both tasks together. A task's rows share their flip sets; the table is one
+/// family, corrected by `family`.
+///
+/// # Errors
+/// [`crate::MetricsError::Empty`] without items; invalid bootstrap, permutation or family
+/// options.
+pub fn stereoset_statistics(
+    intrasentence: &[ItemOutcome],
+    intersentence: &[ItemOutcome],
+    bootstrap: crate::BootstrapOptions,
+    permutation: &crate::stats::PermutationOptions,
+    family: &crate::FamilyOptions,
+) -> Result<Vec<RowStatistics>, crate::MetricsError> {
+    if intrasentence.is_empty() && intersentence.is_empty() {
+        return Err(crate::MetricsError::Empty {
+            what: "StereoSet items".into(),
+        });
+    }
+    crate::bootstrap::validate(&bootstrap)?;
+    let mut rows = Vec::new();
+    let both: Vec<ItemOutcome> = intersentence.iter().chain(intrasentence).cloned().collect();
+    for (task, items) in [
+        ("intrasentence", intrasentence),
+        ("intersentence", intersentence),
+        ("both", both.as_slice()),
+    ] {
+        if items.is_empty() {
+            continue;
+        }
+        let domains: Vec<String> = if task == "both" {
+            Vec::new()
+        } else {
+            let mut d: Vec<String> = items.iter().map(|i| i.domain.clone()).collect();
+            d.sort();
+            d.dedup();
+            d
+        };
+        let groups: Vec<(String, Vec<usize>)> = domains
+            .iter()
+            .map(|d| {
+                let of = (0..items.len()).filter(|&i| &items[i].domain == d);
+                (d.clone(), of.collect())
+            })
+            .chain(std::iter::once((
+                "overall".to_owned(),
+                (0..items.len()).collect(),
+            )))
+            .collect();
+        // Targets by number, so that a flipped SS is counted without copying the items.
+        let mut ids: BTreeMap<&str, usize> = BTreeMap::new();
+        let target: Vec<usize> = items
+            .iter()
+            .map(|it| {
+                let next = ids.len();
+                *ids.entry(it.target.as_str()).or_insert(next)
+            })
+            .collect();
+        let statistic = |flipped: &[bool]| {
+            let ss = |members: &[usize]| {
+                let (mut pro, mut total) = (vec![0usize; ids.len()], vec![0usize; ids.len()]);
+                for &i in members {
+                    total[target[i]] += 1;
+                    pro[target[i]] += usize::from(items[i].stereo_over_anti != flipped[i]);
+                }
+                let (sum, k) = pro
+                    .iter()
+                    .zip(&total)
+                    .filter(|(_, &t)| t > 0)
+                    .fold((0.0, 0usize), |(s, k), (&p, &t)| {
+                        (s + 100.0 * (p as f64 / t as f64), k + 1)
+                    });
+                sum / k as f64
+            };
+            Ok(groups.iter().map(|(_, m)| (ss(m) - 50.0).abs()).collect())
+        };
+        let test = crate::stats::sign_flip_test(
+            items.len(),
+            statistic,
+            crate::stats::Alternative::Greater,
+            permutation,
+        )?;
+        for ((domain, members), p) in groups.iter().zip(test.p_values) {
+            let of: Vec<&ItemOutcome> = members.iter().map(|&i| &items[i]).collect();
+            rows.push(RowStatistics {
+                task: task.to_owned(),
+                domain: domain.clone(),
+                intervals: row_intervals(&of, bootstrap),
+                test: crate::TestName::SignFlip,
+                verdict: crate::Verdict {
+                    p_value: p,
+                    p_adjusted: p,
+                    significant: false,
+                },
+            });
+        }
+    }
+    let p: Vec<f64> = rows.iter().map(|r| r.verdict.p_value).collect();
+    for (r, v) in rows.iter_mut().zip(family.verdicts(&p)?) {
+        r.verdict = v;
+    }
+    Ok(rows)
+}
+
+/// Percentile bootstrap intervals of SS, LMS and ICAT over `of`, resampled within each domain.
+fn row_intervals(of: &[&ItemOutcome], options: crate::BootstrapOptions) -> ScoreIntervals {
+    use rand::{Rng, SeedableRng};
+    let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, it) in of.iter().enumerate() {
+        by.entry(it.domain.as_str()).or_default().push(i);
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(options.seed);
+    let mut values: [Vec<f64>; 3] = Default::default();
+    for _ in 0..options.replicates {
+        let sample = by.values().flat_map(|stratum| {
+            (0..stratum.len())
+                .map(|_| of[stratum[rng.random_range(0..stratum.len())]])
+                .collect::<Vec<_>>()
+        });
+        let s = score(sample.collect::<Vec<_>>());
+        values[0].push(s.ss);
+        values[1].push(s.lms);
+        values[2].push(s.icat);
+    }
+    let [ss, lms, icat] = values.map(|v| crate::Interval::of(v, options.level));
+    ScoreIntervals { ss, lms, icat }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

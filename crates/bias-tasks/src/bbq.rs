@@ -21,8 +21,9 @@ use std::path::Path;
 use bias_core::ContinuationScorer;
 use bias_data::bbq::{BbqExample, ContextCondition, QuestionPolarity};
 use bias_metrics::bbq::{
-    authors_bbq, bootstrap_lm_eval_bbq, lm_eval_bbq, AuthorsBbqRow, AuthorsDefinition, BbqAnswer,
-    Condition, LmEvalBbq, LmEvalBbqIntervals, Polarity,
+    authors_bbq, bbq_statistics, bootstrap_lm_eval_bbq, lm_eval_bbq, AuthorsBbqRow,
+    AuthorsDefinition, BbqAnswer, BbqStatistics, Condition, LmEvalBbq, LmEvalBbqIntervals,
+    Polarity,
 };
 use serde::{Deserialize, Serialize};
 
@@ -182,6 +183,9 @@ pub struct BbqRun {
     /// Percentile bootstrap intervals of lm-eval's overall numbers (1,000 replicates, 95 %,
     /// seed 0, stratified by category: [`bias_metrics::BootstrapOptions::default`]).
     pub intervals: LmEvalBbqIntervals,
+    /// Every bias score's interval, sign test and Holm verdict, per category and per row of
+    /// the authors' tables ([`bias_metrics::bbq::bbq_statistics`]).
+    pub statistics: BbqStatistics,
 }
 
 /// What a BBQ run reports: [`BbqRun`] without its per-example scores (what `bias task bbq`
@@ -196,6 +200,9 @@ pub struct BbqSummary {
     pub authors_paper_text: Vec<AuthorsBbqRow>,
     /// Bootstrap intervals of lm-eval's overall numbers.
     pub intervals: LmEvalBbqIntervals,
+    /// Every bias score's interval and test (`None` in a `bbq.json` written before they were).
+    #[serde(default)]
+    pub statistics: Option<BbqStatistics>,
 }
 
 impl BbqRun {
@@ -206,6 +213,7 @@ impl BbqRun {
             authors: self.authors.clone(),
             authors_paper_text: self.authors_paper_text.clone(),
             intervals: self.intervals.clone(),
+            statistics: Some(self.statistics.clone()),
         }
     }
 }
@@ -239,8 +247,18 @@ pub fn run_bbq<S: ContinuationScorer + ?Sized>(
             what: "BBQ run".into(),
             reason: format!("no interval: {e}"),
         })?;
+    let statistics = bbq_statistics(
+        &answers,
+        bias_metrics::BootstrapOptions::default(),
+        bias_metrics::FamilyOptions::default(),
+    )
+    .map_err(|e| TaskError::InvalidDocument {
+        what: "BBQ run".into(),
+        reason: format!("no statistics: {e}"),
+    })?;
     Ok(BbqRun {
         intervals,
+        statistics,
         lm_eval: lm_eval_bbq(&answers),
         authors: authors_bbq(&answers, AuthorsDefinition::Script),
         authors_paper_text: authors_bbq(&answers, AuthorsDefinition::PaperText),

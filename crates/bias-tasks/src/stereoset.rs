@@ -35,8 +35,8 @@ pub use bias_core::SplitByContext;
 use bias_core::{Continuation, ContinuationScorer};
 use bias_data::stereoset::{GoldLabel, Section, StereoItem, StereoSet};
 use bias_metrics::stereoset::{
-    bootstrap_stereoset, stereoset_full_scores, ItemOutcome, ItemScores, StereoSetFullScores,
-    StereoSetIntervals,
+    bootstrap_stereoset, stereoset_full_scores, stereoset_statistics, ItemOutcome, ItemScores,
+    RowStatistics, StereoSetFullScores, StereoSetIntervals,
 };
 use serde::{Deserialize, Serialize};
 
@@ -67,6 +67,8 @@ pub struct StereoSetRun {
     /// Percentile bootstrap intervals of the overall numbers (1,000 replicates, 95 %, seed 0,
     /// items resampled within each task and domain).
     pub intervals: StereoSetIntervals,
+    /// Every row's intervals (domains included) and SS's sign-flip test, Holm over the table.
+    pub statistics: Vec<RowStatistics>,
 }
 
 /// How an intersentence sentence is scored given its context.
@@ -246,7 +248,19 @@ pub fn run_stereoset<S: ContinuationScorer + ?Sized>(
             what: format!("{} StereoSet", set.source_name),
             reason: format!("no interval: {e}"),
         })?;
+    let statistics = stereoset_statistics(
+        intra,
+        inter,
+        bias_metrics::BootstrapOptions::default(),
+        &bias_metrics::stats::PermutationOptions::default(),
+        &bias_metrics::FamilyOptions::default(),
+    )
+    .map_err(|e| TaskError::InvalidDocument {
+        what: format!("{} StereoSet", set.source_name),
+        reason: format!("no statistics: {e}"),
+    })?;
     Ok(StereoSetRun {
+        statistics,
         intersentence_scoring: intersentence,
         intrasentence: sentences,
         intersentence: inter_sentences,

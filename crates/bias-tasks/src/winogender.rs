@@ -129,6 +129,14 @@ pub struct WinogenderAccuracy {
     pub interval: Option<bias_metrics::Interval>,
     /// Sentences in the task.
     pub n: usize,
+    /// Of them, answered right.
+    #[serde(default)]
+    pub correct: usize,
+    /// The exact two-sided binomial (sign) test of `correct` of `n` against ½ (chance between
+    /// the two referents), Holm over the tasks with sentences; `None` for a task without
+    /// sentences (and in results written before the tests).
+    #[serde(default)]
+    pub verdict: Option<bias_metrics::Verdict>,
 }
 
 /// The requests of every sentence of `set`, in order (two per sentence: the occupation, then the
@@ -166,7 +174,7 @@ pub fn accuracies(
     gotcha: &[bool],
     scores: &[ChoiceScores],
 ) -> Vec<WinogenderAccuracy> {
-    WinogenderTask::ALL
+    let mut out: Vec<WinogenderAccuracy> = WinogenderTask::ALL
         .iter()
         .map(|&task| {
             let outcomes: Vec<bool> = sentences
@@ -177,19 +185,35 @@ pub fn accuracies(
                 .map(|((s, _), sc)| sc.answer() == Some(label(s)))
                 .collect();
             let n = outcomes.len();
+            let correct = outcomes.iter().filter(|&&c| c).count();
             let hits: Vec<f64> = outcomes.iter().map(|&c| f64::from(u8::from(c))).collect();
             WinogenderAccuracy {
                 task,
-                acc: (n > 0).then(|| hits.iter().sum::<f64>() / n as f64),
+                acc: (n > 0).then(|| correct as f64 / n as f64),
                 interval: bias_metrics::bootstrap_mean(
                     &hits,
                     bias_metrics::BootstrapOptions::default(),
                 )
                 .ok(),
                 n,
+                correct,
+                verdict: None,
             }
         })
-        .collect()
+        .collect();
+    let tested: Vec<usize> = (0..out.len()).filter(|&i| out[i].n > 0).collect();
+    let p: Vec<f64> = tested
+        .iter()
+        .map(|&i| bias_metrics::stats::sign_test(out[i].correct as u64, out[i].n as u64))
+        .collect::<Result<_, _>>()
+        .expect("correct ≤ n");
+    let verdicts = bias_metrics::FamilyOptions::default()
+        .verdicts(&p)
+        .expect("p-values in [0, 1]");
+    for (&i, v) in tested.iter().zip(verdicts) {
+        out[i].verdict = Some(v);
+    }
+    out
 }
 
 #[cfg(test)]

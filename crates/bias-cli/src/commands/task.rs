@@ -411,6 +411,7 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
         "intersentence": intersentence.as_str(),
         "scores": run.scores,
         "intervals": run.intervals,
+        "statistics": run.statistics,
     });
     t.write_json(&task, &value)?;
     t.print(&value, || {
@@ -420,6 +421,7 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
             intersentence,
             &run.scores,
             &run.intervals,
+            Some(&run.statistics),
         )
     });
     Ok(())

@@ -50,7 +50,9 @@ pub use subsample::{
     subsample_figure_stem, subsample_for_report, subsample_sections, SubsampleRun,
     SUBSAMPLE_ORDER_HEADERS,
 };
-pub use summary::{how_to_read, models_section, summary_heat, summary_section, FULL_COLOUR_AT};
+pub use summary::{
+    how_to_read, models_section, p_text, summary_heat, summary_section, FULL_COLOUR_AT,
+};
 
 /// One block of a section, in order.
 #[derive(Debug, Clone, PartialEq)]

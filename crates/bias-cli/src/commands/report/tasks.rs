@@ -31,6 +31,9 @@ struct StereoSet {
     intersentence: bias_tasks::stereoset::Intersentence,
     scores: bias_metrics::stereoset::StereoSetFullScores,
     intervals: bias_metrics::stereoset::StereoSetIntervals,
+    /// Absent in results written before every row had its test.
+    #[serde(default)]
+    statistics: Option<Vec<bias_metrics::stereoset::RowStatistics>>,
 }
 
 fn read<T: DeserializeOwned>(path: &Path) -> Result<T, CliError> {
@@ -84,6 +87,7 @@ pub fn sections(dirs: &[impl AsRef<Path>]) -> Result<Option<Section>, CliError> 
                     s.intersentence,
                     &s.scores,
                     &s.intervals,
+                    s.statistics.as_deref(),
                 ));
             }
         }
