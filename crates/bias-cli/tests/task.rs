@@ -100,18 +100,28 @@ fn bbq_prints_both_definitions_with_directions_and_resumes() {
             };
             assert_eq!(!c.is_null(), defined, "{category} {i}: {c}");
             if defined {
-                assert!(c["verdict"]["p_value"].as_f64().unwrap() <= 1.0, "{category}");
+                assert!(
+                    c["verdict"]["p_value"].as_f64().unwrap() <= 1.0,
+                    "{category}"
+                );
                 assert_eq!(c["test"], "binomial");
             }
         }
     }
-    assert_eq!(stats["lm_eval"].as_object().unwrap().len(), 3, "all, Age, SES");
+    assert_eq!(
+        stats["lm_eval"].as_object().unwrap().len(),
+        3,
+        "all, Age, SES"
+    );
     let authors = json["authors"].as_array().unwrap();
     assert_eq!(stats["authors"].as_array().unwrap().len(), authors.len());
     for (row, st) in authors.iter().zip(stats["authors"].as_array().unwrap()) {
         assert_eq!(row["bias_score"].is_null(), st.is_null(), "{row}");
     }
-    assert!(text.contains("p (adjusted p): the exact two-sided binomial"), "{text}");
+    assert!(
+        text.contains("p (adjusted p): the exact two-sided binomial"),
+        "{text}"
+    );
     // A second run reads every example from the log: same output, log untouched.
     assert_eq!(run(&args), text);
     assert_eq!(std::fs::read_to_string(dir.join("bbq.jsonl")).unwrap(), log);
@@ -147,7 +157,8 @@ fn winogender_prints_every_task() {
     // Every row has a p (issue 35): seven tasks, each with `p (adjusted p)`.
     let rows = text.lines().filter(|l| l.starts_with("| winogender_"));
     assert_eq!(
-        rows.filter(|l| l.trim_end().ends_with(") |") && l.contains(" (")).count(),
+        rows.filter(|l| l.trim_end().ends_with(") |") && l.contains(" ("))
+            .count(),
         7,
         "{text}"
     );
@@ -182,12 +193,18 @@ fn stereoset_on_a_masked_lm_gives_both_tasks_as_json() {
     // Every row (each task's domains and overall, and both tasks) has intervals and a p.
     let rows = json["statistics"].as_array().unwrap();
     let domains = |task: &str| json["scores"][task]["by_domain"].as_object().unwrap().len();
-    assert_eq!(rows.len(), domains("intrasentence") + domains("intersentence") + 3);
+    assert_eq!(
+        rows.len(),
+        domains("intrasentence") + domains("intersentence") + 3
+    );
     for r in rows {
         let p = r["verdict"]["p_value"].as_f64().unwrap();
         assert!(p > 0.0 && p <= 1.0, "{r}");
         let ss = &r["intervals"]["ss"];
-        assert!(ss["lower"].as_f64().unwrap() <= ss["upper"].as_f64().unwrap(), "{r}");
+        assert!(
+            ss["lower"].as_f64().unwrap() <= ss["upper"].as_f64().unwrap(),
+            "{r}"
+        );
     }
 }
 

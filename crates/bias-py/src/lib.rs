@@ -644,6 +644,84 @@ fn measures<'py>(
     Ok(records)
 }
 
+/// Models compared on the same pairs (`bias compare`, `bias_robust::compare`): one record per
+/// (data set, scorer, model B, measure, bias type) with the difference B − A, its paired
+/// bootstrap interval, the paired test's p and the Holm (or `correction`) adjusted p.
+#[pyfunction]
+#[pyo3(signature = (table, measures=None, baseline=None, bootstrap=1000, level=0.95, permutations=9999, correction="holm", alpha=0.05, seed=0))]
+#[allow(clippy::too_many_arguments)]
+fn compare<'py>(
+    py: Python<'py>,
+    table: Bound<'py, PyDict>,
+    measures: Option<Vec<String>>,
+    baseline: Option<String>,
+    bootstrap: usize,
+    level: f64,
+    permutations: usize,
+    correction: &str,
+    alpha: f64,
+    seed: u64,
+) -> PyResult<Bound<'py, PyList>> {
+    use bias_robust::compare::{compare_models, CompareOptions};
+    let table = table_of(&table)?;
+    let specs: Vec<MeasureSpec> = measures
+        .unwrap_or_else(|| vec!["indicator".into(), "kls".into(), "jss".into()])
+        .iter()
+        .map(|s| {
+            s.parse()
+                .map_err(|e: bias_metrics::MetricsError| bias_error(&e))
+        })
+        .collect::<PyResult<_>>()?;
+    let options = CompareOptions {
+        paired: bias_metrics::PairedOptions {
+            bootstrap: bias_metrics::BootstrapOptions {
+                replicates: bootstrap,
+                level,
+                seed,
+                stratified: true,
+            },
+            permutation: bias_metrics::stats::PermutationOptions { permutations, seed },
+        },
+        family: bias_metrics::FamilyOptions {
+            correction: correction.parse().map_err(|e| bias_error(&e))?,
+            alpha,
+            ..bias_metrics::FamilyOptions::default()
+        },
+        baseline,
+    };
+    let rows =
+        compare_models(&table.slices(), &specs, None, &options).map_err(|e| bias_error(&e))?;
+    let records = PyList::empty(py);
+    for c in &rows {
+        let d = &c.difference;
+        let r = PyDict::new(py);
+        r.set_item("dataset", &c.dataset)?;
+        r.set_item("scorer", &c.scorer)?;
+        r.set_item("model_a", &c.model_a)?;
+        r.set_item("model_b", &c.model_b)?;
+        r.set_item("measure", &d.measure)?;
+        r.set_item(
+            "bias_type",
+            d.bias_type.as_ref().map_or("all", |t| t.as_str()),
+        )?;
+        r.set_item("n", d.n)?;
+        r.set_item("value_a", d.value_a)?;
+        r.set_item("value_b", d.value_b)?;
+        r.set_item("difference", d.difference)?;
+        r.set_item("ci_low", d.interval.lower)?;
+        r.set_item("ci_high", d.interval.upper)?;
+        r.set_item("p_value", d.p_value)?;
+        r.set_item("p_adjusted", c.p_adjusted)?;
+        r.set_item("significant", c.significant)?;
+        r.set_item("test", d.test.name())?;
+        r.set_item("correction", c.family.correction.name())?;
+        r.set_item("alpha", c.family.alpha)?;
+        r.set_item("family_size", c.family_size)?;
+        records.append(r)?;
+    }
+    Ok(records)
+}
+
 /// lm-evaluation-harness's `--log_samples` file of a CrowS-Pairs task as a score table
 /// (`{column: list}`; `bias_data::lm_eval`).
 #[pyfunction]
@@ -681,6 +759,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(score, m)?)?;
     m.add_function(wrap_pyfunction!(score_parts, m)?)?;
     m.add_function(wrap_pyfunction!(measures, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(import_lm_eval, m)?)?;
     m.add_function(wrap_pyfunction!(lm_eval_crows, m)?)?;
     m.add_function(wrap_pyfunction!(studies::subsample, m)?)?;

@@ -95,6 +95,29 @@ def test_measures_match_the_indicator_by_hand():
                                                     cli[0]["bootstrap"]["upper"])
 
 
+def test_compare_equals_bias_compare_and_refuses_other_pairs():
+    sig = ROOT / "fixtures" / "significance"
+    a, b = read_cli_table(sig / "bert.csv"), read_cli_table(sig / "bert-trained.csv")
+    ours = bias_lm.compare(a, b, measures=["indicator"], bootstrap=200)
+    cli = json.loads(subprocess.run(
+        [str(BIAS), "compare", "--scores", str(sig / "bert.csv"), str(sig / "bert-trained.csv"),
+         "--measures", "indicator", "--bootstrap", "200", "--format", "json"],
+        check=True, capture_output=True, text=True).stdout)
+    assert len(ours) == len(cli) == 20
+    for row, theirs in zip(ours.to_dict("records"), cli):
+        for key in ("scorer", "model_a", "model_b", "bias_type", "test", "significant",
+                    "family_size", "p_value", "p_adjusted", "ci_low", "ci_high", "difference"):
+            assert row[key] == theirs[key], key
+    # statsmodels' McNemar p, committed beside the tables.
+    reference = json.loads((sig / "reference.json").read_text())
+    want = {(c["scorer"], c["bias_type"]): c for c in reference["compare"]}
+    for row in ours.to_dict("records"):
+        assert row["p_value"] == pytest.approx(want[(row["scorer"], row["bias_type"])]["p"],
+                                               abs=1e-12)
+    with pytest.raises(bias_lm.BiasError, match="not on the same pairs"):
+        bias_lm.compare(a, b[b.pair_id != "17"], measures=["indicator"], bootstrap=10)
+
+
 def test_lm_eval_log_gives_back_lm_eval_s_numbers():
     samples = LM_EVAL / "samples_crows_pairs_english_local.jsonl"
     table = bias_lm.from_lm_eval(samples, model="gpt2")

@@ -54,7 +54,7 @@ from ._native import BiasError  # noqa: E402
 __version__ = _native.version()
 COLUMNS = list(_native.COLUMNS)
 
-__all__ = ["score", "score_model", "measures", "from_lm_eval", "lm_eval_crows", "subsample", "reproduce",
+__all__ = ["score", "score_model", "measures", "compare", "from_lm_eval", "lm_eval_crows", "subsample", "reproduce",
            "weat", "same", "word_vectors", "bbq", "winogender", "stereoset", "BiasError",
            "COLUMNS", "__version__"]
 
@@ -201,6 +201,22 @@ def measures(table, measures=("indicator", "kls", "jss"), small_types="error", b
     import pandas as pd
     return pd.DataFrame(_native.measures(_columns(table), list(measures), small_types,
                                          bootstrap, level, seed))
+
+
+def compare(*tables, measures=("indicator", "kls", "jss"), baseline=None, bootstrap=1000,
+            level=0.95, permutations=9999, correction="holm", alpha=0.05, seed=0):
+    """Models compared on the same pairs, as ``bias compare``: the score tables of two or more
+    models (DataFrames, concatenated) give one row per (dataset, scorer, model_b, measure,
+    bias type) with ``difference`` = B − A (A: ``baseline``, default the first model), its
+    paired bootstrap interval (``ci_low``, ``ci_high``), the paired ``test`` (``mcnemar-exact``
+    for the indicator, ``paired-sign-flip`` for KLS and JSS), ``p_value``, ``p_adjusted`` over
+    each data set's comparisons (``correction`` ``holm``, ``bh`` or ``none``) and
+    ``significant``. Tables not on the same pairs raise :class:`BiasError` naming the first
+    pair that differs."""
+    import pandas as pd
+    frame = pd.concat(list(tables), ignore_index=True) if len(tables) > 1 else tables[0]
+    return pd.DataFrame(_native.compare(_columns(frame), list(measures), baseline, bootstrap,
+                                        level, permutations, correction, alpha, seed))
 
 
 def from_lm_eval(path, dataset="crows-pairs", model="lm-eval"):

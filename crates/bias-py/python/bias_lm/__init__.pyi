@@ -34,6 +34,17 @@ def measures(
     level: float = 0.95,
     seed: int = 0,
 ) -> pd.DataFrame: ...
+def compare(
+    *tables: pd.DataFrame,
+    measures: Sequence[str] = ("indicator", "kls", "jss"),
+    baseline: Optional[str] = None,
+    bootstrap: int = 1000,
+    level: float = 0.95,
+    permutations: int = 9999,
+    correction: str = "holm",
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> pd.DataFrame: ...
 def from_lm_eval(
     path: Union[str, PathLike], dataset: str = "crows-pairs", model: str = "lm-eval"
 ) -> pd.DataFrame: ...

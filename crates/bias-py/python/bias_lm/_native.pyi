@@ -34,6 +34,17 @@ def measures(
     level: float = 0.95,
     seed: int = 0,
 ) -> List[Dict[str, Any]]: ...
+def compare(
+    table: Dict[str, List[Any]],
+    measures: Optional[Sequence[str]] = None,
+    baseline: Optional[str] = None,
+    bootstrap: int = 1000,
+    level: float = 0.95,
+    permutations: int = 9999,
+    correction: str = "holm",
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> List[Dict[str, Any]]: ...
 def import_lm_eval(path: str, dataset: str = "crows-pairs", model: str = "lm-eval") -> Dict[str, List[Any]]: ...
 def lm_eval_crows(table: Dict[str, List[Any]]) -> Dict[str, Any]: ...
 def subsample(
