@@ -141,7 +141,14 @@ fn measures_scorers_models_and_intervals() {
     let kls_cell = heat.rows[0].cells[4].as_ref().unwrap();
     let kls_b = s.entry("kls", "aul", "b").unwrap().measurement.value;
     assert!(kls_b > 50.0, "{kls_b}");
-    assert_eq!(kls_cell.value, format!("{kls_b:.2}"));
+    // Starred when its sign-flip test survives Holm over the family (any measure can be).
+    let kls_entry = s.entry("kls", "aul", "b").unwrap();
+    let star = if kls_entry.tests.overall.significant {
+        " *"
+    } else {
+        ""
+    };
+    assert_eq!(kls_cell.value, format!("{kls_b:.2}{star}"));
     assert_eq!(kls_cell.shade, Shade::Sequential((kls_b - 50.0) / 25.0));
     // JSS's distance runs down from 100.
     let jss_a = s.entry("jss", "aul", "a").unwrap().measurement.value;
@@ -277,4 +284,44 @@ fn stereoset_heat_lays_out_scorers_models_and_domains() {
     assert_eq!(a_aul_overall.shade, Shade::Diverging(10.0 / 25.0));
     let b_race = heat.rows[2].cells[3].as_ref().unwrap();
     assert_eq!(b_race.shade, Shade::Diverging(-5.0 / 25.0));
+}
+
+/// Stars come from Holm-adjusted p over the data set's family, not from an interval: by hand,
+/// model `strong` prefers the stereotype in 40 of 40 pairs (20 per type: sign test p = 2·2⁻⁴⁰
+/// overall, 2·2⁻²⁰ per type) and `weak` in 24 of 40 (12 of 20 per type: p > 0.2). The family is
+/// the 2 models × (overall + 2 types) = 6 indicator cells; Holm multiplies the smallest by 6.
+#[test]
+fn stars_are_holm_adjusted_over_the_family() {
+    let slices = [
+        slice("cps", "strong", 20, 20, 0.2),
+        slice("cps", "weak", 20, 12, 0.2),
+    ];
+    let ind = MeasureSpec::INDICATOR;
+    let pair: [SyncMeasure<'_>; 1] = [&ind];
+    let options = SummaryOptions {
+        bootstrap: Some(boot()),
+        ..SummaryOptions::default()
+    };
+    let out = summarize(&slices, &pair, &[], &options).unwrap();
+    let s = &out[0];
+    assert_eq!((s.family.size, s.family.significant), (6, 3));
+    let strong = s.entry("indicator", "cps", "strong").unwrap();
+    let p = 2.0 * 0.5f64.powi(40);
+    assert!((strong.tests.overall.p_value - p).abs() < 1e-20);
+    assert!((strong.tests.overall.p_adjusted - 6.0 * p).abs() < 1e-20);
+    let weak = s.entry("indicator", "cps", "weak").unwrap();
+    // 24 of 40: p = 0.268, fourth smallest of six: Holm gives 3 · 0.268.
+    assert!(!weak.tests.overall.significant);
+    let p_weak = weak.tests.overall.p_value;
+    assert!((weak.tests.overall.p_adjusted - 3.0 * p_weak).abs() < 1e-12);
+    let heat = summary_heat(s);
+    let overall = &heat.rows[0].cells;
+    assert!(overall[0].as_ref().unwrap().value.ends_with(" *"));
+    assert!(!overall[1].as_ref().unwrap().value.contains('*'));
+    let caption = heat.caption.unwrap();
+    assert!(
+        caption.contains("Holm-adjusted p ≤ 0.05 over a family of 6 tests"),
+        "{caption}"
+    );
+    assert!(caption.contains("3 of 6 cells significant"), "{caption}");
 }
