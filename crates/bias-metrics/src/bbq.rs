@@ -353,7 +353,7 @@ pub fn bbq_statistics(
         ],
     );
     for (category, of) in &categories {
-        let amb = bootstrap_of(of, bootstrap, |s| lm_eval_amb(s));
+        let amb = bootstrap_of(of, bootstrap, lm_eval_amb);
         let dis = bootstrap_of(of, bootstrap, |s| lm_eval_dis(s, Condition::Disambiguated));
         lm_eval.insert(
             category.clone(),
