@@ -224,7 +224,20 @@ fn table_and_csv_formats_print_the_same_rows() {
     let csv_out = run("csv");
     // header + 3 measures × (all + 9 types)
     assert_eq!(csv_out.lines().count(), 1 + 30);
-    assert_eq!(table.lines().count(), 2 + 30);
+    assert_eq!(table.lines().filter(|l| l.starts_with('|')).count(), 2 + 30);
+    // Under the table: the family and its correction, and each test named.
+    assert!(
+        table.contains("* = Holm-adjusted p ≤ 0.05 over a family of 30 tests"),
+        "{table}"
+    );
+    assert!(
+        table.contains("binomial: exact two-sided binomial (sign) test"),
+        "{table}"
+    );
+    assert!(
+        table.contains("sign-flip: sign-flip permutation test"),
+        "{table}"
+    );
 }
 
 #[test]
