@@ -67,7 +67,7 @@ fn half_binomial_lower_tail(k: u64, n: u64) -> f64 {
 /// ```
 ///
 /// and 1 when `n = 0`. Equals `scipy.stats.binomtest(k, n, 0.5, alternative="two-sided")`
-/// (checked to 1e-12 against scipy in `fixtures/stats/binomial.json`).
+/// (checked to 1e-12 against scipy in `fixtures/stats/significance.json`).
 ///
 /// ```
 /// use bias_metrics::stats::sign_test;

@@ -49,7 +49,7 @@ impl Correction {
     /// ```
     ///
     /// as `statsmodels.stats.multitest.multipletests(p, method="holm" | "fdr_bh")` computes
-    /// them (checked to 1e-12 in `fixtures/stats/multitest.json`); a test is significant at
+    /// them (checked to 1e-12 in `fixtures/stats/significance.json`); a test is significant at
     /// level α when its adjusted p is at most α, which is Holm's and BH's rejection rule.
     ///
     /// ```

@@ -73,7 +73,7 @@ pub struct PermutationTest {
 /// a relative tolerance of 100 ε of the observed value, so that a null value equal to the
 /// observed one up to rounding counts as extreme. All of this is
 /// `scipy.stats.permutation_test(..., permutation_type="samples")` (checked against its exact
-/// enumeration in `fixtures/stats/permutation.json`).
+/// enumeration in `fixtures/stats/significance.json`).
 ///
 /// ```
 /// use bias_metrics::stats::{sign_flip_test, Alternative, PermutationOptions};
