@@ -578,14 +578,7 @@ fn measures<'py>(
     seed: u64,
 ) -> PyResult<Bound<'py, PyList>> {
     let table = table_of(&table)?;
-    let specs: Vec<MeasureSpec> = measures
-        .unwrap_or_else(|| vec!["indicator".into(), "kls".into(), "jss".into()])
-        .iter()
-        .map(|s| {
-            s.parse()
-                .map_err(|e: bias_metrics::MetricsError| bias_error(&e))
-        })
-        .collect::<PyResult<_>>()?;
+    let specs = measure_specs(measures)?;
     let options = DistributionOptions {
         small_types: match small_types {
             "error" => SmallTypePolicy::Error,
@@ -644,6 +637,19 @@ fn measures<'py>(
     Ok(records)
 }
 
+/// The measures named in `measures` (default liu2024's indicator, KLS and JSS), each parsed by
+/// `MeasureSpec::from_str`.
+pub(crate) fn measure_specs(measures: Option<Vec<String>>) -> PyResult<Vec<MeasureSpec>> {
+    measures
+        .unwrap_or_else(|| vec!["indicator".into(), "kls".into(), "jss".into()])
+        .iter()
+        .map(|s| {
+            s.parse()
+                .map_err(|e: bias_metrics::MetricsError| bias_error(&e))
+        })
+        .collect()
+}
+
 /// Models compared on the same pairs (`bias compare`, `bias_robust::compare`): one record per
 /// (data set, scorer, model B, measure, bias type) with the difference B − A, its paired
 /// bootstrap interval, the paired test's p and the Holm (or `correction`) adjusted p.
@@ -664,14 +670,7 @@ fn compare<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     use bias_robust::compare::{compare_models, CompareOptions};
     let table = table_of(&table)?;
-    let specs: Vec<MeasureSpec> = measures
-        .unwrap_or_else(|| vec!["indicator".into(), "kls".into(), "jss".into()])
-        .iter()
-        .map(|s| {
-            s.parse()
-                .map_err(|e: bias_metrics::MetricsError| bias_error(&e))
-        })
-        .collect::<PyResult<_>>()?;
+    let specs = measure_specs(measures)?;
     let options = CompareOptions {
         paired: bias_metrics::PairedOptions {
             bootstrap: bias_metrics::BootstrapOptions {

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use bias_core::DatasetScorer;
 use bias_embed::{same_binary, weat, CasePolicy, Ddof, VectorFormat, WordVectors};
-use bias_metrics::MeasureSpec;
 use bias_plm::{ScoringOptions, StudiedLm, StudiedMlm};
 use bias_report::reproduce::{
     reproduce_kaneko2022, reproduce_kaneko2023, reproduce_liu2024, reproduce_paraphrase,
@@ -19,7 +18,7 @@ use ndarray::Array2;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::{bias_error, open, table_of, BiasError};
+use crate::{bias_error, measure_specs, open, table_of, BiasError};
 
 /// liu2024's sub-sampling study (Robustness Study, Figure 5, Table 5) on a score table: one
 /// study per (data set, scorer), `repeats` stratified draws at each rate; the indicator on every
@@ -36,14 +35,7 @@ pub(crate) fn subsample(
     kls_jss_scorer: &str,
 ) -> PyResult<String> {
     let table = table_of(&table)?;
-    let specs: Vec<MeasureSpec> = measures
-        .unwrap_or_else(|| vec!["indicator".into(), "kls".into(), "jss".into()])
-        .iter()
-        .map(|s| {
-            s.parse()
-                .map_err(|e: bias_metrics::MetricsError| bias_error(&e))
-        })
-        .collect::<PyResult<_>>()?;
+    let specs = measure_specs(measures)?;
     let of_kind = |distributional: bool| -> Vec<SyncMeasure<'_>> {
         specs
             .iter()
