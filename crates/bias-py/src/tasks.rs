@@ -279,6 +279,7 @@ pub(crate) fn stereoset(
         "intersentence": intersentence.as_str(),
         "scores": result.scores,
         "intervals": result.intervals,
+        "statistics": result.statistics,
     });
     finish(value, failed)
 }
