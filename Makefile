@@ -41,7 +41,7 @@ DOCS_RS_ENV = env -u LIBTORCH_USE_PYTORCH -u LIBTORCH_BYPASS_VERSION_CHECK \
 	LIBTORCH=/nonexistent/no-libtorch-on-docs-rs DOCS_RS=1 \
 	RUSTDOCFLAGS="-D warnings --cfg docsrs" CARGO_TARGET_DIR=target/docs-rs
 docs-rs:
-	@for p in bias-core bias-data bias-metrics bias-embed bias-robust bias-report bias-tasks; do \
+	@for p in bias-core bias-data bias-metrics bias-embed bias-robust bias-report bias-papers bias-tasks; do \
 	  echo "docs-rs: $$p"; \
 	  $(DOCS_RS_ENV) $(CARGO) doc --no-deps -p $$p || exit 1; \
 	done
@@ -63,7 +63,8 @@ docs-rs:
 PACKAGE_FLAGS ?=
 package: setup
 	rm -rf target/package-verify "$${CARGO_HOME:-$$HOME/.cargo}"/registry/src/-*/bias-*
-	$(CARGO) package --workspace --target-dir target/package-verify $(PACKAGE_FLAGS)
+	$(CARGO) package --workspace --exclude bias-testkit --exclude bias-examples \
+	  --target-dir target/package-verify $(PACKAGE_FLAGS)
 	@bad=""; for dir in crates/*/; do \
 	  list=$$(cd $$dir && $(CARGO) package --list --allow-dirty) || exit 1; \
 	  files=$$(echo "$$list" | grep -E '^tests/.*\.rs$$'); \
@@ -92,7 +93,7 @@ demo-full: setup
 # figures drawn, table of contents resolving).
 report-screenshot:  # after `make demo-full` (out/demo)
 	BIAS_REPORT_HTML=out/demo/report/index.html BIAS_SCREENSHOT=docs/img/report-summary.png \
-	  $(CARGO) test -p bias-cli --test report_browser -- --ignored readme_screenshot --nocapture
+	  $(CARGO) test -p bias-cli --test it -- --ignored report_browser::readme_screenshot --nocapture
 
 # Regenerates the reference fixtures with Python (numpy, scipy, scikit-learn, statsmodels, in a
 # venv of their own: .venv-fixtures/). CI does not run this: the fixtures are committed.

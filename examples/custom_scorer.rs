@@ -4,7 +4,7 @@
 //! everything after the scoring).
 //!
 //! ```sh
-//! LIBTORCH=/nonexistent cargo run --release -p bias-robust --example custom_scorer -- \
+//! LIBTORCH=/nonexistent cargo run --release -p bias-examples --no-default-features --example custom_scorer -- \
 //!     [--data-dir data] [--out out/custom_scorer/scores.csv] [--interrupt-after CHUNKS]
 //! ```
 //!

@@ -1,10 +1,10 @@
 //! Kaneko & Bollegala (2022), "Unmasking the Mask – Evaluating Social Biases in Masked Language
 //! Models" (AAAI), end to end: every table and figure of the paper over the models given,
 //! through the same library function as `bias reproduce kaneko2022`
-//! (`bias_report::reproduce::reproduce_kaneko2022`), then a summary.
+//! (`bias_papers::reproduce_kaneko2022`), then a summary.
 //!
 //! ```sh
-//! cargo run --release -p bias-plm --example kaneko2022_aul_aula -- \
+//! cargo run --release -p bias-examples --example kaneko2022_aul_aula -- \
 //!     [--model DIR]... [--out DIR] [--max-pairs N] [--data-dir DIR] [--threads N] \
 //!     [--pairs-in-n all|scored] [--label-rule matching|any]
 //! ```
@@ -41,8 +41,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use bias_metrics::PairsInN;
+use bias_papers::{reproduce_kaneko2022, Kaneko2022Options, Paper, Reproduction, Study};
 use bias_plm::{DeviceSpec, LanguageModel, ScoringOptions, StudiedLm};
-use bias_report::reproduce::{reproduce_kaneko2022, Kaneko2022Options, Paper, Reproduction, Study};
 use bias_robust::LabelRule;
 
 #[path = "common/mod.rs"]

@@ -2,11 +2,11 @@
 //! and the meta-evaluation of intrinsic gender-bias measures by their rank correlation with the
 //! rate of bias r (§3.3, Table 1), with the he/she probe (§3.4, Figure 2) and the mask
 //! probabilities of one CrowS-Pairs sentence (Figure 3), on a reduced grid. It calls the library
-//! function `bias reproduce kaneko2023` calls (`bias_report::reproduce::reproduce_kaneko2023`)
+//! function `bias reproduce kaneko2023` calls (`bias_papers::reproduce_kaneko2023`)
 //! and prints a summary.
 //!
 //! ```sh
-//! cargo run --release -p bias-plm --example kaneko2023_bias_controlled -- \
+//! cargo run --release -p bias-examples --example kaneko2023_bias_controlled -- \
 //!     [--model DIR]... [--data-dir data] [--out out/kaneko2023_example] \
 //!     [--sentences 320] [--max-pairs N] [--score male|stereo] [--threads N]
 //! ```
@@ -35,10 +35,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use bias_core::TrainingOptions;
-use bias_plm::{DeviceSpec, MaskedLm, StudiedMlm};
-use bias_report::reproduce::{
+use bias_papers::{
     reproduce_kaneko2023, Kaneko2023Options, PairReading, Paper, Reproduction, Study,
 };
+use bias_plm::{DeviceSpec, MaskedLm, StudiedMlm};
 
 #[path = "common/mod.rs"]
 mod common;
@@ -128,9 +128,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         study.len(),
         study.model_names().join(", "),
         options.rates,
-        options
-            .sentences
-            .unwrap_or(bias_report::reproduce::PAPER_SENTENCES),
+        options.sentences.unwrap_or(bias_papers::PAPER_SENTENCES),
         t.epochs,
         t.batch_size,
         t.learning_rate,

@@ -1,12 +1,12 @@
 //! liu2024 end to end on one or more masked LMs: the same library call as
-//! `bias reproduce liu2024` ([`bias_report::reproduce::reproduce_liu2024`]). It scores StereoSet
+//! `bias reproduce liu2024` ([`bias_papers::reproduce_liu2024`]). It scores StereoSet
 //! (intrasentence dev) and CrowS-Pairs with AUL, CPS and SSS, writes Tables 1–5 and Figures 2,
 //! 4 and 5 of Liu et al. (2024) (Figures 1 and 3 are schematic drawings, listed as such) into
 //! `--out` with an index, and prints Table 2 (SSS / CPS beside AUL, KLS, JSS, the models ranked
 //! per measure) and the order changes of Figure 5.
 //!
 //! ```sh
-//! cargo run --release -p bias-plm --example liu2024_kls_jss -- \
+//! cargo run --release -p bias-examples --example liu2024_kls_jss -- \
 //!     [--model DIR]... [--data-dir data] [--out out/liu2024-example] [--max-pairs N] \
 //!     [--jss authors|paper] [--repeats 100] [--seed 0] [--threads N]
 //! ```
@@ -26,8 +26,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use bias_metrics::JssVariant;
+use bias_papers::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
 use bias_plm::{DeviceSpec, LanguageModel, ScoringOptions, StudiedLm};
-use bias_report::reproduce::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
 
 #[path = "common/mod.rs"]
 mod common;

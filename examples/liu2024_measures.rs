@@ -5,7 +5,7 @@
 //! `liu2024_kls_jss` example, the same library call).
 //!
 //! ```sh
-//! cargo run --release -p bias-metrics --example liu2024_measures -- [SCORES.csv]
+//! cargo run --release -p bias-examples --example liu2024_measures -- [SCORES.csv]
 //! ```
 //!
 //! Without an argument it reads the demo table `fixtures/scores/crows_pairs_unigram.csv`

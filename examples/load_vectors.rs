@@ -1,7 +1,7 @@
 //! Loads a word-vector file and reports its size and the load time.
 //!
 //! ```sh
-//! cargo run --release -p bias-embed --example load_vectors -- [VECTORS] [binary|text|glove|auto]
+//! cargo run --release -p bias-examples --example load_vectors -- [VECTORS] [binary|text|glove|auto]
 //! ```
 //!
 //! Without arguments it loads the Bolukbasi vectors

@@ -1,10 +1,10 @@
 //! The paraphrase-robustness study end to end ("an empirical study on log-likelihood MLM
 //! scoring … sensitive to the choice of contextual words", §2): every table and figure of the
 //! paper over the models given, through the same library function as `bias reproduce
-//! paraphrase` (`bias_report::reproduce::reproduce_paraphrase`), then a summary.
+//! paraphrase` (`bias_papers::reproduce_paraphrase`), then a summary.
 //!
 //! ```sh
-//! cargo run --release -p bias-plm --example paraphrase_agreement -- \
+//! cargo run --release -p bias-examples --example paraphrase_agreement -- \
 //!     [--model DIR]... [--out DIR] [--max-pairs N] [--data-dir DIR] [--threads N]
 //! ```
 //!
@@ -34,10 +34,8 @@ use std::error::Error;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use bias_papers::{reproduce_paraphrase, Paper, Paraphrase2022Options, Reproduction, Study};
 use bias_plm::{DeviceSpec, LanguageModel, StudiedLm};
-use bias_report::reproduce::{
-    reproduce_paraphrase, Paper, Paraphrase2022Options, Reproduction, Study,
-};
 
 #[path = "common/mod.rs"]
 mod common;

@@ -3,7 +3,7 @@
 //! percentage, KLS and JSS (the authors' closed form) and the score-group analysis on each.
 //!
 //! ```sh
-//! cargo run --release -p bias-robust --example robustness_bench -- [SCORES.csv] [REPEATS]
+//! cargo run --release -p bias-examples --example robustness_bench -- [SCORES.csv] [REPEATS]
 //! ```
 //!
 //! Without arguments it reads the demo table `fixtures/scores/crows_pairs_unigram.csv`. Set

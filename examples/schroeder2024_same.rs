@@ -1,6 +1,6 @@
 //! Schröder, Schulz & Hammer (2024), "The SAME score", end to end on one or more masked LMs: the
 //! same library call as `bias reproduce schroeder2024`
-//! ([`bias_report::reproduce::reproduce_schroeder2024_with`]). Per bias type of the paper's
+//! ([`bias_papers::reproduce_schroeder2024_with`]). Per bias type of the paper's
 //! Table 1 it keeps the CrowS-Pairs pairs the authors' code keeps (their defining sets, shipped
 //! in `crates/bias-embed/data/`), masks the group tokens of `sent_more`, embeds the targets and
 //! the defining terms with each model (mean of the last layer), computes SAME, WEAT / gWEAT and
@@ -9,7 +9,7 @@
 //! and the index into `--out`. It prints the index and the per-model scores.
 //!
 //! ```sh
-//! cargo run --release -p bias-plm --example schroeder2024_same -- \
+//! cargo run --release -p bias-examples --example schroeder2024_same -- \
 //!     [--model DIR]... [--data-dir data] [--out out/schroeder2024-example] [--max-pairs N] \
 //!     [--filter authors|single-span] [--split authors|sent-more] [--masking per-token|per-span]
 //! ```
@@ -22,10 +22,8 @@ use std::error::Error;
 use std::path::PathBuf;
 
 use bias_embed::protocol::{CrowsFilter, Masking, TargetSplit};
+use bias_papers::{reproduce_schroeder2024_with, Paper, Reproduction, SchroederOptions, Study};
 use bias_plm::{DeviceSpec, MaskedLm, StudiedMlm};
-use bias_report::reproduce::{
-    reproduce_schroeder2024_with, Paper, Reproduction, SchroederOptions, Study,
-};
 
 #[path = "common/mod.rs"]
 mod common;

@@ -23,7 +23,7 @@
 //!   targets by group, `ddof` 1) or gWEAT, DirectBias with `k = groups − 1` on a subspace of the
 //!   raw term vectors ([`SubspaceVectors::Raw`], their `pca_bias_subspace`).
 //!
-//! `bias_report::reproduce` adds what only the full experiment needs (the PLL side, the group
+//! `bias_papers` adds what only the full experiment needs (the PLL side, the group
 //! order of their dataset class, the per-pair scores of Figure 1).
 
 use bias_core::{BiasType, Embedder, SentencePair};

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 
 use bias_core::DatasetScorer;
 use bias_embed::{same_binary, weat, CasePolicy, Ddof, VectorFormat, WordVectors};
-use bias_plm::{ScoringOptions, StudiedLm, StudiedMlm};
-use bias_report::reproduce::{
+use bias_papers::{
     reproduce_kaneko2022, reproduce_kaneko2023, reproduce_liu2024, reproduce_paraphrase,
     reproduce_schroeder2024_with, Kaneko2022Options, Kaneko2023Options, Liu2024Options, Paper,
     Paraphrase2022Options, Reproduction, SchroederOptions, Study,
 };
+use bias_plm::{ScoringOptions, StudiedLm, StudiedMlm};
 use bias_robust::{subsample_by_scorer, RobustnessOptions, ScorerGrouping, SyncMeasure};
 use ndarray::Array2;
 use pyo3::prelude::*;

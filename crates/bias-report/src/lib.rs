@@ -1,6 +1,6 @@
 //! The presentation of the studies of `bias-robust`: PNG/SVG figures, a self-contained HTML
-//! report, and the reproduction of the tables and figures of five papers on bias measures for
-//! language models.
+//! report and the one table type. It opens no model and computes no statistic; the papers'
+//! reproductions built on it are the `bias-papers` crate.
 //!
 //! - [`figures`]: every figure, drawn with `plotters` and an embedded DejaVu Sans (no system
 //!   font needed), each as PNG and SVG;
@@ -8,20 +8,14 @@
 //!   `index.html` and a Markdown copy, and the sections `bias report` opens with (the summary
 //!   heat maps, the sub-sampling study);
 //! - [`paraphrase`]: the paraphrase-robustness study's Figures 2–4 and report section;
-//! - [`table`]: the one table type, written as Markdown, CSV, JSON and HTML;
-//! - [`reproduce`]: every table and figure of Kaneko & Bollegala (2022), Liu (2024), Kwon &
-//!   Mihindukulasooriya (2022), Kaneko, Bollegala & Okazaki (2023) and Schröder, Schulz &
-//!   Hammer (2024) that can be computed here, one call per paper, each stating the model
-//!   capabilities it needs (`bias_core::capability`); what `bias reproduce PAPER` runs.
+//! - [`table`]: the one table type, written as Markdown, CSV, JSON and HTML.
 //!
-//! The computations are the studies' (`bias_robust`); this crate lays them out. Errors are
-//! `bias_robust::RobustError`'s, whose `Draw` and `FigureInput` variants are this crate's.
-//! Papers are cited by key (`liu2024`, `kaneko2022`, `paraphrase2022`, `kaneko2023`,
+//! Errors are `bias_robust::RobustError`'s, whose `Draw` and `FigureInput` variants are this
+//! crate's. Papers are cited by key (`liu2024`, `kaneko2022`, `paraphrase2022`, `kaneko2023`,
 //! `schroeder2024`); the full citations are in `bias_core::references`.
 #![deny(missing_docs)]
 
 pub mod figures;
 pub mod paraphrase;
 pub mod report;
-pub mod reproduce;
 pub mod table;

@@ -110,7 +110,7 @@ impl From<usize> for Cell {
 }
 
 /// A table: column names, rows of [`Cell`]s, and notes printed under it. The one table type of
-/// the crate: a reproduction writes it as Markdown, CSV and JSON ([`crate::reproduce::Reproduction::table`]),
+/// the crate: a reproduction writes it as Markdown, CSV and JSON (`bias_papers::Reproduction::table`),
 /// a report section as HTML and Markdown ([`crate::report::Section::table`]).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Table {

@@ -44,7 +44,7 @@
 //!
 //! Both are fractions in [0, 1] (the paper prints percentages), overall and per bias type (the
 //! original's type, as in the paper's Figure 3). The figures of the paper (Figures 2–4) are
-//! drawn by `bias_report::paraphrase::draw_paper_figures`; `bias_report::reproduce` writes
+//! drawn by `bias_report::paraphrase::draw_paper_figures`; `bias_papers` writes
 //! every table and figure of the paper.
 //!
 //! # The near-tie band and its scale

@@ -4,10 +4,10 @@ use bias_core::Scorer;
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use bias_plm::LanguageModel;
-use bias_report::reproduce::{
+use bias_papers::{
     scorer_accuracy, AccuracyOptions, AccuracySet, AulTokens, ScorerAccuracy, StereoSetAccuracy,
 };
+use bias_plm::LanguageModel;
 use bias_robust::ScorerStereoSet;
 
 use bias_core::run::Accuracy;
@@ -127,7 +127,7 @@ struct CountJson {
 
 impl TokenAccuracyJson {
     fn new(a: &ScorerAccuracy, options: AccuracyOptions) -> Self {
-        let count = |o: &bias_report::reproduce::Outcomes| CountJson {
+        let count = |o: &bias_papers::Outcomes| CountJson {
             correct: o.correct(),
             total: o.total(),
             percent: Some(o.percent()).filter(|p| p.is_finite()),

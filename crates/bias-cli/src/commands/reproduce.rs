@@ -1,14 +1,14 @@
 //! `bias reproduce PAPER --models DIR... --out DIR`: every table and figure of a paper that can
 //! be computed here, numbered as in the paper, with an index of their status
-//! ([`bias_report::reproduce`] does the work).
+//! ([`bias_papers`] does the work).
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use bias_core::{DatasetScorer, ScoringConventions};
 use bias_metrics::JssVariant;
+use bias_papers::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
 use bias_plm::{ScoringOptions, StudiedLm, StudiedMlm};
-use bias_report::reproduce::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
 use bias_robust::RobustnessOptions;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -75,7 +75,7 @@ pub struct ReproduceArgs {
     /// default 3 needs 4.
     #[arg(
         long = "liu2024-mi-neighbors",
-        default_value_t = bias_report::reproduce::liu2024_published::FIGURE_4_MI_NEIGHBORS,
+        default_value_t = bias_papers::liu2024_published::FIGURE_4_MI_NEIGHBORS,
         value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
     )]
     pub mi_neighbors: usize,
@@ -163,12 +163,12 @@ pub fn run(args: &ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
         Paper::Kaneko2023 | Paper::Schroeder2024 => {
             let mut study = study(args, masked_only(args.paper, models)?)?;
             let result = match args.paper {
-                Paper::Kaneko2023 => bias_report::reproduce::reproduce_kaneko2023(
+                Paper::Kaneko2023 => bias_papers::reproduce_kaneko2023(
                     &mut study,
                     &mut repro,
                     &args.kaneko2023.options_for(&args.models),
                 ),
-                _ => bias_report::reproduce::reproduce_schroeder2024_with(
+                _ => bias_papers::reproduce_schroeder2024_with(
                     &mut study,
                     &mut repro,
                     &args.schroeder2024.options()?,
@@ -182,12 +182,12 @@ pub fn run(args: &ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
                 Paper::Liu2024 => {
                     reproduce_liu2024(&mut study, &mut repro, &args.liu2024_options())
                 }
-                Paper::Paraphrase => bias_report::reproduce::reproduce_paraphrase(
+                Paper::Paraphrase => bias_papers::reproduce_paraphrase(
                     &mut study,
                     &mut repro,
                     &args.paraphrase.options(),
                 ),
-                _ => bias_report::reproduce::reproduce_kaneko2022(
+                _ => bias_papers::reproduce_kaneko2022(
                     &mut study,
                     &mut repro,
                     args.kaneko2022.options(),
@@ -226,7 +226,7 @@ fn masked_only(paper: Paper, models: Vec<StudiedLm>) -> Result<Vec<StudiedMlm>, 
 fn print_index(
     args: &ReproduceArgs,
     n_models: usize,
-    artifacts: &[bias_report::reproduce::Artifact],
+    artifacts: &[bias_papers::Artifact],
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     writeln!(out, "{} — {n_models} models", args.paper.citation())?;

@@ -73,11 +73,38 @@ fn correlation_coefficient(x: &[f64], y: &[f64]) -> f64 {
     (sxy / norm).clamp(-1.0, 1.0)
 }
 
-/// Two-sided p-value of a correlation `r` from `n` pairs under the null of independent normals.
+/// Two-sided p-value of a correlation `r` from `n` pairs under the null of independent normals:
+/// Pearson's test, and the t-approximation that `scipy.stats.spearmanr` applies to a rank
+/// correlation (Kaneko, Bollegala & Okazaki 2023 test their Spearman ρ over 11 rates with it).
 ///
 /// `(r + 1) / 2 ~ Beta(n/2 − 1, n/2 − 1)`, so `p = 2 I_{(1 − |r|)/2}(n/2 − 1, n/2 − 1)`; this is
-/// the Student-t test `t = r √((n − 2) / (1 − r²))` with n − 2 degrees of freedom.
-fn correlation_p_value(r: f64, n: usize) -> f64 {
+/// the Student-t test `t = r √((n − 2) / (1 − r²))` with n − 2 degrees of freedom. For n = 3,
+/// `p = 2 I_{(1 − |r|)/2}(½, ½) = (4/π) asin √((1 − |r|)/2)`: r = 0.5 gives exactly 2/3.
+///
+/// # Errors
+///
+/// * [`MetricsError::TooFew`] for fewer than 3 pairs (no degree of freedom is left);
+/// * [`MetricsError::InvalidParameter`] for `r` outside [−1, 1] or NaN.
+pub fn correlation_p_value(r: f64, n: usize) -> Result<f64, MetricsError> {
+    if n < 3 {
+        return Err(MetricsError::TooFew {
+            what: "a correlation's p-value (pairs)".into(),
+            needed: 3,
+            got: n,
+        });
+    }
+    if !(-1.0..=1.0).contains(&r) {
+        return Err(MetricsError::InvalidParameter {
+            name: "r".into(),
+            value: r.to_string(),
+            expected: "a correlation in [-1, 1]".into(),
+        });
+    }
+    Ok(p_value_of(r, n))
+}
+
+/// [`correlation_p_value`] for a valid `r` and `n ≥ 3`.
+fn p_value_of(r: f64, n: usize) -> f64 {
     let ab = n as f64 / 2.0 - 1.0;
     let x = (1.0 - r.abs()) / 2.0;
     if x <= 0.0 {
@@ -107,7 +134,7 @@ pub fn pearson(x: &[f64], y: &[f64]) -> Result<Correlation, MetricsError> {
     let r = correlation_coefficient(x, y);
     Ok(Correlation {
         statistic: r,
-        p_value: correlation_p_value(r, x.len()),
+        p_value: p_value_of(r, x.len()),
     })
 }
 
@@ -134,7 +161,7 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Result<Correlation, MetricsError> {
     let rho = correlation_coefficient(&rx, &ry);
     Ok(Correlation {
         statistic: rho,
-        p_value: correlation_p_value(rho, x.len()),
+        p_value: p_value_of(rho, x.len()),
     })
 }
 
@@ -397,6 +424,31 @@ mod tests {
         assert_abs_diff_eq!(kendall_exact_p(4, 2), 0.75, epsilon = 1e-15);
         assert_abs_diff_eq!(kendall_exact_p(4, 0), 2.0 / 24.0, epsilon = 1e-15);
         assert_abs_diff_eq!(kendall_exact_p(4, 5), 2.0 * 4.0 / 24.0, epsilon = 1e-15);
+    }
+
+    /// n = 3: `p = (4/π) asin √((1 − |r|)/2)`, by hand 2/3 at r = ½; and the p-value of
+    /// `pearson` is `correlation_p_value` of its r.
+    #[test]
+    fn correlation_p_value_by_hand_and_as_pearson_gives_it() {
+        assert!((correlation_p_value(0.5, 3).unwrap() - 2.0 / 3.0).abs() < 1e-12);
+        assert!((correlation_p_value(-0.5, 3).unwrap() - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(correlation_p_value(1.0, 11).unwrap(), 0.0);
+        let (x, y) = ([1.0, 2.0, 3.0, 4.0, 5.0], [2.0, 1.0, 4.0, 3.0, 5.0]);
+        let c = pearson(&x, &y).unwrap();
+        assert_eq!(correlation_p_value(c.statistic, 5).unwrap(), c.p_value);
+        assert!(matches!(
+            correlation_p_value(0.5, 2),
+            Err(MetricsError::TooFew {
+                needed: 3,
+                got: 2,
+                ..
+            })
+        ));
+        assert!(matches!(
+            correlation_p_value(1.5, 11),
+            Err(MetricsError::InvalidParameter { .. })
+        ));
+        assert!(correlation_p_value(f64::NAN, 11).is_err());
     }
 
     #[test]

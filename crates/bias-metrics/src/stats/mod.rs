@@ -21,8 +21,8 @@ mod validate;
 
 pub use binomial::{detectable_deviation, sign_test, sign_test_power};
 pub use correlation::{
-    kendall_tau_a, kendall_tau_b, kendall_tau_b_value, pearson, spearman, Correlation,
-    KendallPMethod, KendallTau,
+    correlation_p_value, kendall_tau_a, kendall_tau_b, kendall_tau_b_value, pearson, spearman,
+    Correlation, KendallPMethod, KendallTau,
 };
 pub use kde::{gaussian_kde, scott_bandwidth};
 pub use mcnemar::{mcnemar_chi2, mcnemar_exact, mcnemar_table, McNemar};

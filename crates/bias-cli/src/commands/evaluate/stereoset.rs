@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use bias_core::ScoreTable;
-use bias_report::reproduce::stereoset_unrelated_pairs;
+use bias_papers::stereoset_unrelated_pairs;
 use bias_robust::{stereoset_by_scorer, ScorerStereoSet};
 
 use super::EvaluateArgs;

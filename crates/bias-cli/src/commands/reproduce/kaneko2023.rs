@@ -16,7 +16,7 @@ pub struct Kaneko2023Args {
     /// of the BUG CSV; repeat for several (Table 1's columns). Default: bug-wikipedia and
     /// bug-pubmed from `<data-dir>/bug/full_BUG.csv`, standing in for news and book.
     #[arg(long = "kaneko2023-corpus", id = "kaneko2023-corpus")]
-    pub corpus: Vec<bias_report::reproduce::CorpusSpec>,
+    pub corpus: Vec<bias_papers::CorpusSpec>,
     /// kaneko2023: rates of bias r (share of male sentences), `start:stop:step` or `0,0.5,1`
     /// (§3.1: 0:1:0.1).
     #[arg(
@@ -94,7 +94,7 @@ pub struct Kaneko2023Args {
         id = "kaneko2023-score",
         default_value = "male"
     )]
-    pub score: bias_report::reproduce::PairReading,
+    pub score: bias_papers::PairReading,
     /// kaneko2023: bootstrap resamples of the pairs for each ρ's interval (0: none).
     #[arg(
         long = "kaneko2023-bootstrap",
@@ -107,7 +107,7 @@ pub struct Kaneko2023Args {
     #[arg(long = "kaneko2023-occupations", id = "kaneko2023-occupations")]
     pub occupations: Option<PathBuf>,
     /// kaneko2023: Figure 3's sentence, with one `[MASK]`.
-    #[arg(long = "kaneko2023-sentence", id = "kaneko2023-sentence", default_value = bias_report::reproduce::FIGURE3_SENTENCE)]
+    #[arg(long = "kaneko2023-sentence", id = "kaneko2023-sentence", default_value = bias_papers::FIGURE3_SENTENCE)]
     pub mask_sentence: String,
     /// kaneko2023: where the fine-tuned models go (default `<out>/models`; reused by a rerun).
     #[arg(long = "kaneko2023-models", id = "kaneko2023-models")]
@@ -119,7 +119,7 @@ impl Kaneko2023Args {
     /// `--kaneko2023-max-length` if given, else the smallest of run_mlm.py's default,
     /// min(model maximum, 1024), over the models whose configuration can be read (512 when
     /// none can).
-    pub fn options_for(&self, models: &[PathBuf]) -> bias_report::reproduce::Kaneko2023Options {
+    pub fn options_for(&self, models: &[PathBuf]) -> bias_papers::Kaneko2023Options {
         let mut options = self.options();
         options.max_length = self.max_length.unwrap_or_else(|| {
             models
@@ -127,16 +127,16 @@ impl Kaneko2023Args {
                 .filter_map(|m| bias_plm::ModelConfig::from_dir(m).ok())
                 .map(|c| (c.max_tokens() as usize).min(1024))
                 .min()
-                .unwrap_or(bias_report::reproduce::PAPER_MAX_LENGTH)
+                .unwrap_or(bias_papers::PAPER_MAX_LENGTH)
         });
         options
     }
 
     /// The library's options; without `--kaneko2023-max-length`, the paper's 512-token blocks
     /// ([`Self::options_for`] fits them to the models).
-    pub fn options(&self) -> bias_report::reproduce::Kaneko2023Options {
-        let defaults = bias_report::reproduce::Kaneko2023Options::default();
-        bias_report::reproduce::Kaneko2023Options {
+    pub fn options(&self) -> bias_papers::Kaneko2023Options {
+        let defaults = bias_papers::Kaneko2023Options::default();
+        bias_papers::Kaneko2023Options {
             corpora: self.corpus.clone(),
             rates: self.rates.0.clone(),
             sentences: self.sentences,
@@ -148,9 +148,7 @@ impl Kaneko2023Args {
                 seed: self.seed,
                 ..defaults.training.clone()
             },
-            max_length: self
-                .max_length
-                .unwrap_or(bias_report::reproduce::PAPER_MAX_LENGTH),
+            max_length: self.max_length.unwrap_or(bias_papers::PAPER_MAX_LENGTH),
             seeds: usize::try_from(self.seeds).unwrap_or(usize::MAX),
             max_per_side: self.max_per_side,
             dev_per_side: self.dev_per_side,

@@ -1,7 +1,7 @@
 //! `bias reproduce paraphrase`'s settings (Kwon & Mihindukulasooriya 2022): the group sizes of
 //! the paraphrase sets.
 
-use bias_report::reproduce::Paraphrase2022Options;
+use bias_papers::Paraphrase2022Options;
 use bias_robust::paraphrase::{GroupSizes, Table1Reading};
 use clap::Args;
 

@@ -1,7 +1,7 @@
 //! `bias reproduce schroeder2024`'s settings (Schröder, Schulz & Hammer 2024).
 
 use bias_embed::SameVariant;
-use bias_report::reproduce::{Figure1Reading, StereoLabels, Table3Pairs};
+use bias_papers::{Figure1Reading, StereoLabels, Table3Pairs};
 use bias_robust::{RetestOptions, SubsetDraw};
 use clap::{Args, ValueEnum};
 
@@ -124,7 +124,7 @@ impl Schroeder2024Args {
     ///
     /// # Errors
     /// [`CliError::Usage`] for a ddof other than 0 or 1.
-    pub fn options(&self) -> Result<bias_report::reproduce::SchroederOptions, CliError> {
+    pub fn options(&self) -> Result<bias_papers::SchroederOptions, CliError> {
         let p = CrowsProtocolArgs {
             defining_sets: DefiningSetsArg::Authors,
             crows_filter: self.filter,
@@ -133,7 +133,7 @@ impl Schroeder2024Args {
             crows_subspace: self.subspace,
             crows_group_order: self.group_order,
         };
-        Ok(bias_report::reproduce::SchroederOptions {
+        Ok(bias_papers::SchroederOptions {
             filter: p.filter(),
             split: p.split(),
             masking: p.masking(),

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use bias_report::reproduce::AccuracyDefinition;
+use bias_papers::AccuracyDefinition;
 use bias_robust::{
     advantaged_split, human_agreement_by, records_scored_in, LabelRule, DEFAULT_MIN_MATCHING,
 };
@@ -39,7 +39,7 @@ pub struct HumanArgs {
     format: Format,
 }
 
-/// The kaneko2022 options of `bias reproduce` ([`bias_report::reproduce::Kaneko2022Options`]).
+/// The kaneko2022 options of `bias reproduce` ([`bias_papers::Kaneko2022Options`]).
 #[derive(Debug, Args)]
 pub struct Kaneko2022Args {
     /// kaneko2022: N of the bias score (Eq. 6): `all` (default; the paper and the authors'
@@ -91,7 +91,7 @@ pub struct Kaneko2022Args {
     pub accuracy: AccuracyDefinition,
     /// kaneko2022 Table 4: how many seeded shuffles are averaged (mean and SD).
     #[arg(long = "kaneko2022-shuffles", id = "kaneko2022-shuffles",
-          default_value_t = bias_report::reproduce::DEFAULT_SHUFFLES as u32,
+          default_value_t = bias_papers::DEFAULT_SHUFFLES as u32,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub shuffles: u32,
 }
@@ -107,8 +107,8 @@ pub enum StopWordsArg {
 
 impl Kaneko2022Args {
     /// The library's options.
-    pub fn options(&self) -> bias_report::reproduce::Kaneko2022Options {
-        bias_report::reproduce::Kaneko2022Options {
+    pub fn options(&self) -> bias_papers::Kaneko2022Options {
+        bias_papers::Kaneko2022Options {
             pairs_in_n: match self.pairs_in_n {
                 PairsInNArg::All => bias_metrics::PairsInN::All,
                 PairsInNArg::Scored => bias_metrics::PairsInN::Scored,

@@ -1,0 +1,211 @@
+//! BBQ and Winogender on the tiny causal LMs (fixtures/models/gpt2 and llama) against
+//! lm-evaluation-harness 0.4.13's own `bbq` and `winogender_all` tasks on the same checkpoints
+//! and documents (fixtures/plm/lm_eval_bbq_winogender_{model}.json, written by
+//! scripts/fixtures/lm_eval_bbq_winogender.py): the prompts and choices `bias_tasks` builds equal
+//! the requests lm-eval logged, every document's answer equals lm-eval's, and every metric —
+//! BBQ's `acc`, `accuracy_amb`, `accuracy_disamb` and the ambiguous and disambiguated bias
+//! scores overall and per category, Winogender's `acc` — equals lm-eval's.
+//!
+//! The answers are arg-maxes of log-likelihoods: the fixture's two likeliest choices differ by at
+//! least 6e-4 in every document, and ours are within 1e-4 of lm-eval's
+//! (tests/it/lm_eval_continuations.rs), so no answer can differ by rounding.
+
+use bias_data::bbq::{read_bbq_category, BbqCategory};
+use bias_data::winogender::read_winogender_dir;
+use bias_plm::{CausalLm, CausalScorerKind, DeviceSpec, ScoringOptions};
+use bias_tasks::bbq::{run_bbq, BbqDoc};
+use bias_tasks::winogender::{accuracies, multiple_choice, WinogenderTask};
+use bias_tasks::{score_choices, ChoiceRunOptions};
+use serde_json::Value;
+use tch::Kind;
+
+use bias_testkit::root;
+
+fn fixture(model: &str) -> Value {
+    let path = root().join(format!("fixtures/plm/lm_eval_bbq_winogender_{model}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+fn open(model: &str) -> CausalLm {
+    CausalLm::open(
+        root().join("fixtures/models").join(model),
+        DeviceSpec::Cpu,
+        Kind::Float,
+    )
+    .unwrap()
+}
+
+fn metric(metrics: &Value, key: &str) -> Option<f64> {
+    let v = &metrics[key];
+    assert!(!v.is_object() && (v.is_null() || v.is_f64()), "{key}: {v}");
+    v.as_f64()
+}
+
+fn same(ours: Option<f64>, theirs: Option<f64>, what: &str) {
+    match (ours, theirs) {
+        (Some(a), Some(b)) => assert!((a - b).abs() < 1e-12, "{what}: ours {a}, lm-eval {b}"),
+        (None, None) => {}
+        _ => panic!("{what}: ours {ours:?}, lm-eval {theirs:?}"),
+    }
+}
+
+fn bbq(model: &str) {
+    let fixture = fixture(model);
+    let task = &fixture["tasks"]["bbq"];
+    let data = root().join("data");
+    let mut examples = Vec::new();
+    for category in BbqCategory::ALL {
+        let mut of = read_bbq_category(&data, category).unwrap();
+        of.truncate(24);
+        examples.extend(of);
+    }
+    let docs = task["documents"].as_array().unwrap();
+    assert_eq!(examples.len(), docs.len());
+    for (e, d) in examples.iter().zip(docs) {
+        let mc = BbqDoc::new(e).unwrap().multiple_choice();
+        assert_eq!(
+            mc.context,
+            d["context"].as_str().unwrap(),
+            "{}",
+            e.example_id
+        );
+        let theirs: Vec<String> = d["continuations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap().to_owned())
+            .collect();
+        let ours: Vec<String> = mc.requests().into_iter().map(|r| r.continuation).collect();
+        assert_eq!(ours, theirs, "{}", e.example_id);
+    }
+    let lm = open(model);
+    let mut scorer = lm
+        .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
+        .unwrap();
+    let run = run_bbq(
+        &mut scorer,
+        &examples,
+        None,
+        ChoiceRunOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    for ((scores, answer), d) in run.scores.iter().zip(&run.answers).zip(docs) {
+        assert_eq!(answer.correct, d["acc"].as_f64().unwrap() == 1.0);
+        let lls: Vec<f64> = d["loglikelihoods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(scores.answer(), bias_tasks::choice::argmax(&lls));
+    }
+    let m = &task["metrics"];
+    let e = &run.lm_eval;
+    same(Some(e.acc), metric(m, "acc"), "acc");
+    same(e.accuracy_amb, metric(m, "accuracy_amb"), "accuracy_amb");
+    same(
+        e.accuracy_disamb,
+        metric(m, "accuracy_disamb"),
+        "accuracy_disamb",
+    );
+    same(
+        e.amb_bias_score,
+        metric(m, "amb_bias_score"),
+        "amb_bias_score",
+    );
+    same(
+        e.disamb_bias_score,
+        metric(m, "disamb_bias_score"),
+        "disamb_bias_score",
+    );
+    assert_eq!(e.by_category.len(), 11);
+    for (category, b) in &e.by_category {
+        same(
+            b.ambiguous,
+            metric(m, &format!("amb_bias_score_{category}")),
+            category,
+        );
+        same(
+            b.disambiguated,
+            metric(m, &format!("disamb_bias_score_{category}")),
+            category,
+        );
+    }
+}
+
+fn winogender(model: &str) {
+    let fixture = fixture(model);
+    let task = &fixture["tasks"]["winogender_all"];
+    let set = read_winogender_dir(root().join("data/winogender")).unwrap();
+    let docs = task["documents"].as_array().unwrap();
+    assert_eq!(set.sentences.len(), docs.len());
+    let prompts: Vec<_> = set.sentences.iter().map(multiple_choice).collect();
+    for (p, d) in prompts.iter().zip(docs) {
+        assert_eq!(p.context, d["context"].as_str().unwrap());
+        let ours: Vec<String> = p.requests().into_iter().map(|r| r.continuation).collect();
+        let theirs: Vec<&str> = d["continuations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert_eq!(ours, theirs);
+    }
+    let lm = open(model);
+    let mut scorer = lm
+        .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
+        .unwrap();
+    let scores = score_choices(
+        &mut scorer,
+        &prompts,
+        None,
+        ChoiceRunOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let gotcha: Vec<bool> = set.sentences.iter().map(|s| set.is_gotcha(s)).collect();
+    let acc = accuracies(&set.sentences, &gotcha, &scores);
+    assert_eq!(acc[0].task, WinogenderTask::All);
+    same(
+        acc[0].acc,
+        metric(&task["metrics"], "acc"),
+        "winogender_all acc",
+    );
+    // The subsets are filters of the same documents: their accuracies are lm-eval's per-document
+    // outcomes averaged over the subset.
+    for a in &acc[1..] {
+        let outcomes: Vec<f64> = set
+            .sentences
+            .iter()
+            .zip(&gotcha)
+            .zip(docs)
+            .filter(|((s, &g), _)| a.task.holds(s, g))
+            .map(|(_, d)| d["acc"].as_f64().unwrap())
+            .collect();
+        let expected =
+            (!outcomes.is_empty()).then(|| outcomes.iter().sum::<f64>() / outcomes.len() as f64);
+        same(a.acc, expected, a.task.name());
+        assert_eq!(a.n, outcomes.len());
+    }
+}
+
+#[test]
+fn bbq_gpt2_equals_lm_eval() {
+    bbq("gpt2");
+}
+
+#[test]
+fn bbq_llama_equals_lm_eval() {
+    bbq("llama");
+}
+
+#[test]
+fn winogender_gpt2_equals_lm_eval() {
+    winogender("gpt2");
+}
+
+#[test]
+fn winogender_llama_equals_lm_eval() {
+    winogender("llama");
+}

@@ -1,0 +1,55 @@
+//! `bias reproduce kaneko2022` on a masked and a causal LM: the token-prediction tables (Tables 1
+//! and 4 of Kaneko & Bollegala 2022, which need a masked LM) leave the causal one out and say so,
+//! instead of failing the whole reproduction.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use bias_testkit::root;
+
+fn json(path: PathBuf) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_causal_model_is_left_out_of_the_token_tables_with_a_note() {
+    let out = std::env::temp_dir().join(format!("bias-repro-mixed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_bias"))
+        .current_dir(root())
+        .args(["reproduce", "kaneko2022", "--models"])
+        .args(["fixtures/models/bert", "fixtures/models/gpt2"])
+        .args(["--max-pairs", "12", "--device", "cpu", "--out"])
+        .arg(out.join("kaneko2022"))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for id in ["table-1", "table-4"] {
+        let t = json(out.join(format!("kaneko2022/{id}.json")));
+        let first = t["table"]["columns"][0].as_str().unwrap();
+        let models: Vec<&str> = t["table"]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r[first].as_str().unwrap())
+            // The paper's own rows beside ours.
+            .filter(|m| !m.starts_with("paper: "))
+            .collect();
+        assert_eq!(models, ["bert"], "{id}");
+        let notes = t["table"]["notes"].as_array().unwrap();
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.as_str().unwrap().starts_with("Left out: gpt2 ")),
+            "{id}: {notes:?}"
+        );
+    }
+    let index = json(out.join("kaneko2022/index.json"));
+    assert_eq!(index["models"], serde_json::json!(["bert", "gpt2"]));
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -1,0 +1,455 @@
+//! `bias task bbq|winogender|stereoset` and `--dataset winobias-*` on the tiny fixtures: each
+//! prints its table with the direction line, writes its JSON, resumes from its log without
+//! scoring again, and equals the library's numbers (which tests/it/lm_eval_tasks.rs and
+//! tests/it/stereoset_full.rs check against lm-evaluation-harness and StereoSet's code).
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+use bias_testkit::root;
+
+fn model(name: &str) -> String {
+    root()
+        .join("fixtures/models")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn data_dir() -> String {
+    let d = root().join("data");
+    assert!(
+        d.join("bbq/Age.jsonl").is_file(),
+        "data missing: run scripts/setup.sh"
+    );
+    d.display().to_string()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bias-task-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn bias() -> Command {
+    Command::cargo_bin("bias").unwrap()
+}
+
+fn run(args: &[&str]) -> String {
+    let out = bias().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn bbq_prints_both_definitions_with_directions_and_resumes() {
+    let dir = scratch("bbq");
+    let out = dir.display().to_string();
+    let (m, d) = (model("gpt2"), data_dir());
+    let args = [
+        "task",
+        "bbq",
+        "--model",
+        &m,
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+        "--categories",
+        "Age,SES",
+        "--per-category",
+        "6",
+        "--chunk",
+        "4",
+        "--out",
+        &out,
+    ];
+    let text = run(&args);
+    assert!(
+        text.contains("lm-evaluation-harness's `bbq` task"),
+        "{text}"
+    );
+    assert!(text.contains("BBQ_calculate_bias_score.R"), "{text}");
+    assert_eq!(text.matches("Direction:").count(), 2, "{text}");
+    let log = std::fs::read_to_string(dir.join("bbq.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 1 + 12, "a header and 12 examples");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("bbq.json")).unwrap()).unwrap();
+    assert_eq!(json["examples"], 12);
+    assert_eq!(json["lm_eval"]["n"], 12);
+    // Every defined bias score, overall and per category, and every row of the authors'
+    // tables has an interval and a p (issue 35).
+    let stats = &json["statistics"];
+    for (category, cells) in stats["lm_eval"].as_object().unwrap() {
+        for (i, c) in cells.as_array().unwrap().iter().enumerate() {
+            let defined = if i == 0 {
+                category == "all" && !json["lm_eval"]["amb_bias_score"].is_null()
+                    || !json["lm_eval"]["by_category"][category]["ambiguous"].is_null()
+            } else {
+                category == "all" && !json["lm_eval"]["disamb_bias_score"].is_null()
+                    || !json["lm_eval"]["by_category"][category]["disambiguated"].is_null()
+            };
+            assert_eq!(!c.is_null(), defined, "{category} {i}: {c}");
+            if defined {
+                assert!(
+                    c["verdict"]["p_value"].as_f64().unwrap() <= 1.0,
+                    "{category}"
+                );
+                assert_eq!(c["test"], "binomial");
+            }
+        }
+    }
+    assert_eq!(
+        stats["lm_eval"].as_object().unwrap().len(),
+        3,
+        "all, Age, SES"
+    );
+    let authors = json["authors"].as_array().unwrap();
+    assert_eq!(stats["authors"].as_array().unwrap().len(), authors.len());
+    for (row, st) in authors.iter().zip(stats["authors"].as_array().unwrap()) {
+        assert_eq!(row["bias_score"].is_null(), st.is_null(), "{row}");
+    }
+    assert!(
+        text.contains("p (adjusted p): the exact two-sided binomial"),
+        "{text}"
+    );
+    // A second run reads every example from the log: same output, log untouched.
+    assert_eq!(run(&args), text);
+    assert_eq!(std::fs::read_to_string(dir.join("bbq.jsonl")).unwrap(), log);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn winogender_prints_every_task() {
+    let (m, d) = (model("llama"), data_dir());
+    let text = run(&[
+        "task",
+        "winogender",
+        "--model",
+        &m,
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+    ]);
+    for task in [
+        "winogender_all",
+        "winogender_male",
+        "winogender_female",
+        "winogender_neutral",
+        "winogender_gotcha",
+        "winogender_gotcha_male",
+        "winogender_gotcha_female",
+    ] {
+        assert!(text.contains(&format!("| {task} ")), "{task}: {text}");
+    }
+    assert!(text.contains("| 720 "), "{text}");
+    assert!(text.contains("Direction:"), "{text}");
+    // Every row has a p (issue 35): seven tasks, each with `p (adjusted p)`.
+    let rows = text.lines().filter(|l| l.starts_with("| winogender_"));
+    assert_eq!(
+        rows.filter(|l| l.trim_end().ends_with(") |") && l.contains(" ("))
+            .count(),
+        7,
+        "{text}"
+    );
+}
+
+#[test]
+fn stereoset_on_a_masked_lm_gives_both_tasks_as_json() {
+    let (m, d) = (model("bert"), data_dir());
+    let text = run(&[
+        "task",
+        "stereoset",
+        "--model",
+        &m,
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+        "--split",
+        "test",
+        "--limit",
+        "8",
+        "--json",
+    ]);
+    let json: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["split"], "test");
+    assert_eq!(json["family"], "masked");
+    for task in ["intrasentence", "intersentence"] {
+        assert_eq!(json["scores"][task]["overall"]["n_items"], 8, "{task}");
+    }
+    assert_eq!(json["scores"]["overall"]["n_items"], 16);
+    assert_eq!(json["intersentence"], "conditional");
+    // Every row (each task's domains and overall, and both tasks) has intervals and a p.
+    let rows = json["statistics"].as_array().unwrap();
+    let domains = |task: &str| json["scores"][task]["by_domain"].as_object().unwrap().len();
+    assert_eq!(
+        rows.len(),
+        domains("intrasentence") + domains("intersentence") + 3
+    );
+    for r in rows {
+        let p = r["verdict"]["p_value"].as_f64().unwrap();
+        assert!(p > 0.0 && p <= 1.0, "{r}");
+        let ss = &r["intervals"]["ss"];
+        assert!(
+            ss["lower"].as_f64().unwrap() <= ss["upper"].as_f64().unwrap(),
+            "{r}"
+        );
+    }
+}
+
+/// The checkpoint with BERT's next-sentence head reads it by default (StereoSet's evaluation of
+/// BERT) and equals the library's run, which tests/it/stereoset_full.rs checks against
+/// StereoSet's own code; `conditional` is still there on request, and asking a checkpoint
+/// without the head for it is an error that says what to do.
+#[test]
+fn stereoset_reads_the_next_sentence_head_where_the_checkpoint_has_one() {
+    let d = data_dir();
+    let args = |m: &str, extra: &[&str]| {
+        let mut a = vec![
+            "task".to_owned(),
+            "stereoset".into(),
+            "--model".into(),
+            model(m),
+            "--data-dir".into(),
+            d.clone(),
+            "--device".into(),
+            "cpu".into(),
+            "--limit".into(),
+            "10".into(),
+            "--json".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let json = |a: Vec<String>| -> Value {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        serde_json::from_str(&run(&a)).unwrap()
+    };
+    let head = json(args("bert-nsp", &[]));
+    assert_eq!(head["intersentence"], "next-sentence-head");
+    let conditional = json(args("bert-nsp", &["--intersentence", "conditional"]));
+    assert_eq!(conditional["intersentence"], "conditional");
+    assert_eq!(
+        head["scores"]["intrasentence"], conditional["scores"]["intrasentence"],
+        "the intrasentence task does not depend on the choice"
+    );
+    assert_ne!(
+        head["scores"]["intersentence"],
+        conditional["scores"]["intersentence"]
+    );
+    let out = bias()
+        .args(args("bert", &["--intersentence", "next-sentence-head"]))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cls.seq_relationship.weight") && err.contains("--intersentence conditional"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_causal_model_is_required_for_bbq() {
+    let out = bias()
+        .args([
+            "task",
+            "bbq",
+            "--model",
+            &model("bert"),
+            "--data-dir",
+            &data_dir(),
+            "--device",
+            "cpu",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("a masked LM (bert)") && err.contains("causal LM"),
+        "{err}"
+    );
+}
+
+#[test]
+fn winobias_is_a_pair_data_set() {
+    let text = run(&[
+        "evaluate",
+        "--model",
+        &model("gpt2"),
+        "--dataset",
+        "winobias-type1-dev",
+        "--data-dir",
+        &data_dir(),
+        "--device",
+        "cpu",
+        "--limit",
+        "30",
+        "--out",
+        &scratch("winobias").join("t.csv").display().to_string(),
+    ]);
+    // The 30 pairs of type 1, dev, scored pro against anti, every measure per scorer.
+    assert!(
+        text.contains("| ll-sum  | indicator | gender    | 30 "),
+        "{text}"
+    );
+    assert!(text.contains("| ll-mean | jss "), "{text}");
+}
+
+#[test]
+fn bbq_shards_then_a_gathering_run_equal_one_run() {
+    let (m, d) = (model("gpt2"), data_dir());
+    let one = scratch("bbq-one");
+    let sharded = scratch("bbq-sharded");
+    let args = |out: &str| -> Vec<String> {
+        [
+            "task",
+            "bbq",
+            "--model",
+            &m,
+            "--data-dir",
+            &d,
+            "--device",
+            "cpu",
+            "--categories",
+            "Religion,SES",
+            "--per-category",
+            "5",
+            "--chunk",
+            "2",
+            "--out",
+            out,
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    };
+    let (one_s, sharded_s) = (one.display().to_string(), sharded.display().to_string());
+    let expected = run(&args(&one_s).iter().map(String::as_str).collect::<Vec<_>>());
+    for shard in ["1/3", "2/3", "3/3"] {
+        let mut a = args(&sharded_s);
+        a.extend(["--shard".to_owned(), shard.to_owned()]);
+        let out = bias().args(&a).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("shard {shard}")));
+    }
+    assert!(!sharded.join("bbq.jsonl").exists());
+    let gathered = bias().args(args(&sharded_s)).output().unwrap();
+    assert!(gathered.status.success());
+    assert!(String::from_utf8_lossy(&gathered.stderr)
+        .contains("gathered 10 documents from 3 shard logs"));
+    assert_eq!(String::from_utf8(gathered.stdout).unwrap(), expected);
+    let _ = std::fs::remove_dir_all(&one);
+    let _ = std::fs::remove_dir_all(&sharded);
+}
+
+#[test]
+fn the_report_gets_a_section_per_benchmark() {
+    let dir = scratch("report");
+    let tasks = dir.join("tasks");
+    let (m, d) = (model("gpt2"), data_dir());
+    let t = tasks.display().to_string();
+    run(&[
+        "task",
+        "bbq",
+        "--model",
+        &m,
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+        "--categories",
+        "Age",
+        "--per-category",
+        "8",
+        "--out",
+        &t,
+    ]);
+    run(&[
+        "task",
+        "winogender",
+        "--model",
+        &m,
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+        "--out",
+        &t,
+    ]);
+    run(&[
+        "task",
+        "stereoset",
+        "--model",
+        &m,
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+        "--limit",
+        "6",
+        "--out",
+        &t,
+    ]);
+    let scores = dir.join("crows.csv").display().to_string();
+    run(&[
+        "score",
+        "--model",
+        &m,
+        "--dataset",
+        "crows-pairs",
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+        "--limit",
+        "300",
+        "--out",
+        &scores,
+    ]);
+    let report = dir.join("report").display().to_string();
+    run(&[
+        "report",
+        "--scores",
+        &scores,
+        "--out",
+        &report,
+        "--data-dir",
+        &d,
+        "--repeats",
+        "3",
+        "--bootstrap",
+        "20",
+        "--tasks",
+        &t,
+    ]);
+    let md = std::fs::read_to_string(dir.join("report/report.md")).unwrap();
+    for needle in [
+        "BBQ (Parrish et al. 2022)",
+        "BBQ, gpt2: 8 examples",
+        "the BBQ authors' script",
+        "Winogender (Rudinger et al. 2018)",
+        "| winogender_gotcha_female | 120 |",
+        "StereoSet dev, gpt2",
+        "Direction: SS 50 = no bias",
+    ] {
+        assert!(
+            md.contains(needle),
+            "{needle} missing from the report:\n{md}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,51 @@
+//! A figure that cannot be written names what failed and where, and leaves the underlying
+//! error to `source()` (as the studies' errors do: `bias-robust`'s `tests/it/error_chain.rs`).
+
+use std::path::Path;
+
+use bias_metrics::stats::RocCurve;
+use bias_report::figures;
+use bias_robust::RobustError;
+
+use bias_testkit::chain;
+
+/// No message repeats the text of an error further down its chain, and none names a CLI flag.
+fn assert_each_cause_once(messages: &[String]) {
+    for (i, outer) in messages.iter().enumerate() {
+        assert!(!outer.contains("--"), "{outer:?} names a CLI flag");
+        for inner in &messages[i + 1..] {
+            assert!(
+                !outer.contains(inner.as_str()),
+                "{outer:?} repeats its cause {inner:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_figure_that_cannot_be_written_names_the_folder_and_leaves_the_os_error_to_its_source() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bias-report-error-chain");
+    std::fs::create_dir_all(&dir).unwrap();
+    let blocker = dir.join("a-file-not-a-folder");
+    std::fs::write(&blocker, "x").unwrap();
+    let curve = RocCurve {
+        fpr: vec![0.0, 1.0],
+        tpr: vec![0.0, 1.0],
+        thresholds: vec![f64::INFINITY, 0.0],
+    };
+    let err = figures::roc_curves(&[("x", &curve, 0.5)], blocker.join("roc")).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RobustError::Io {
+                action: "create",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let messages = chain(&err);
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(messages[0], format!("cannot create {}", blocker.display()));
+    assert_each_cause_once(&messages);
+}

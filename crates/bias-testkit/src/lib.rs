@@ -1,0 +1,43 @@
+//! What the workspace's integration tests share, so that each crate's one test binary
+//! (`tests/it/main.rs`) does not copy it: where the repository is, how an error's `source()`
+//! chain reads, and the byte mutations of the no-panic property tests.
+//!
+//! Repository-only (`publish = false`): the tests that use it read the repository's `fixtures/`
+//! and `data/`, which no published package carries.
+
+use std::error::Error;
+use std::path::PathBuf;
+
+pub mod mutation;
+
+/// The repository's root (the workspace folder holding `fixtures/`, `data/` and `crates/`).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The messages of `err` and of every error in its `source()` chain, outermost first.
+pub fn chain(err: &dyn Error) -> Vec<String> {
+    let mut messages = vec![err.to_string()];
+    let mut next = err.source();
+    while let Some(e) = next {
+        messages.push(e.to_string());
+        next = e.source();
+    }
+    messages
+}
+
+/// Asserts that `err` has a cause and that no message repeats the text of one below it (each
+/// cause is printed once: the CLI prints the chain as `caused by:` lines); returns the chain.
+pub fn assert_each_cause_once(err: &dyn Error) -> Vec<String> {
+    let messages = chain(err);
+    assert!(messages.len() >= 2, "no source: {messages:?}");
+    for (i, outer) in messages.iter().enumerate() {
+        for inner in &messages[i + 1..] {
+            assert!(
+                !outer.contains(inner.as_str()),
+                "{outer:?} repeats its cause {inner:?}"
+            );
+        }
+    }
+    messages
+}
