@@ -31,7 +31,12 @@
 //! # Ok::<(), bias_data::DataError>(())
 //! ```
 
+use std::fmt;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use crate::util::invalid;
+use crate::DataError;
 
 /// The data directory the CLI reads when none is given (`data`, relative to the working
 /// directory).
@@ -159,5 +164,61 @@ pub fn resolve_dataset(name: &str, data_dir: impl AsRef<Path>) -> PathBuf {
         "stereoset" => stereoset_dev(data_dir),
         "stereoset-test" => stereoset_test(data_dir),
         other => PathBuf::from(other),
+    }
+}
+
+/// A split of StereoSet (Nadeem et al. 2021): the public dev set or the test set that the
+/// StereoSet leaderboard and bias-bench report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StereoSetSplit {
+    /// `dev.json`: 2,106 intrasentence and 2,123 intersentence items.
+    Dev,
+    /// `test.json`.
+    Test,
+}
+
+impl StereoSetSplit {
+    /// Both splits.
+    pub const ALL: [StereoSetSplit; 2] = [StereoSetSplit::Dev, StereoSetSplit::Test];
+
+    /// `dev` or `test`: the name in results, run logs (`stereoset-dev`) and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            StereoSetSplit::Dev => "dev",
+            StereoSetSplit::Test => "test",
+        }
+    }
+
+    /// The split's JSON under `data_dir` ([`stereoset_dev`], [`stereoset_test`]).
+    pub fn path(self, data_dir: impl AsRef<Path>) -> PathBuf {
+        match self {
+            StereoSetSplit::Dev => stereoset_dev(data_dir),
+            StereoSetSplit::Test => stereoset_test(data_dir),
+        }
+    }
+}
+
+impl fmt::Display for StereoSetSplit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for StereoSetSplit {
+    type Err = DataError;
+
+    /// `dev` or `test`, case-insensitively.
+    fn from_str(s: &str) -> Result<Self, DataError> {
+        StereoSetSplit::ALL
+            .into_iter()
+            .find(|x| x.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| {
+                invalid(
+                    "StereoSet split",
+                    format!("`{s}`"),
+                    "not a StereoSet split; use dev or test",
+                )
+            })
     }
 }

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use bias_data::bbq::BbqCategory;
+use bias_data::layout::StereoSetSplit;
 use bias_plm::{CausalScorerKind, DeviceSpec, LanguageModel, NextSentenceModel, ScoringOptions};
 use bias_tasks::choice::ChoiceRunOptions;
 use bias_tasks::stereoset::Intersentence;
@@ -87,10 +88,15 @@ fn reporter<'a, 'py>(
     }
 }
 
-fn finish(value: serde_json::Value, failed: std::cell::RefCell<Option<PyErr>>) -> PyResult<String> {
+fn finish(
+    value: impl serde::Serialize,
+    failed: std::cell::RefCell<Option<PyErr>>,
+) -> PyResult<String> {
     if let Some(e) = failed.into_inner() {
         return Err(e);
     }
+    // Through a `Value`, as the CLI writes it: the same key order (sorted) in both.
+    let value = serde_json::to_value(&value).map_err(|e| bias_error(&e))?;
     serde_json::to_string(&value).map_err(|e| bias_error(&e))
 }
 
@@ -139,16 +145,7 @@ pub(crate) fn bbq(
         &mut reporter(&progress, &failed),
     )
     .map_err(|e| bias_error(&e))?;
-    let mut value = serde_json::json!({
-        "task": "bbq",
-        "model": name,
-        "examples": examples.len(),
-        "categories": categories.iter().map(|c| c.name()).collect::<Vec<_>>(),
-    });
-    let summary = serde_json::to_value(result.summary()).map_err(|e| bias_error(&e))?;
-    if let (Some(v), serde_json::Value::Object(s)) = (value.as_object_mut(), summary) {
-        v.extend(s);
-    }
+    let value = bias_tasks::BbqReport::new(&name, examples.len(), &categories, &result);
     finish(value, failed)
 }
 
@@ -187,11 +184,7 @@ pub(crate) fn winogender(
         &mut reporter(&progress, &failed),
     )
     .map_err(|e| bias_error(&e))?;
-    let value = serde_json::json!({
-        "task": "winogender",
-        "model": name,
-        "accuracies": accuracies,
-    });
+    let value = bias_tasks::WinogenderReport::new(&name, accuracies);
     finish(value, failed)
 }
 
@@ -215,16 +208,9 @@ pub(crate) fn stereoset(
     chunk: usize,
     progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
-    let path = match split {
-        "dev" => bias_data::layout::stereoset_dev(&data_dir),
-        "test" => bias_data::layout::stereoset_test(&data_dir),
-        other => {
-            return Err(BiasError::new_err(format!(
-                "split {other:?}: expected dev or test"
-            )))
-        }
-    };
-    let set = bias_data::stereoset::read_stereoset_path(&path).map_err(|e| bias_error(&e))?;
+    let split: StereoSetSplit = split.parse().map_err(|e| bias_error(&e))?;
+    let set = bias_data::stereoset::read_stereoset_path(split.path(&data_dir))
+        .map_err(|e| bias_error(&e))?;
     let mut run = TaskRun::open(model, device, dtype, out)?;
     let intersentence = match intersentence {
         "conditional" => Intersentence::Conditional,
@@ -245,7 +231,7 @@ pub(crate) fn stereoset(
         ),
         Intersentence::Conditional => None,
     };
-    let task = format!("stereoset-{split}");
+    let task = bias_tasks::StereoSetReport::log_task(split);
     let name = format!(
         "{} (intersentence: {})",
         run.lm.name(),
@@ -271,15 +257,6 @@ pub(crate) fn stereoset(
         &mut reporter(&progress, &failed),
     )
     .map_err(|e| bias_error(&e))?;
-    let value = serde_json::json!({
-        "task": "stereoset",
-        "split": split,
-        "model": run.lm.name(),
-        "family": run.lm.family(),
-        "intersentence": intersentence.as_str(),
-        "scores": result.scores,
-        "intervals": result.intervals,
-        "statistics": result.statistics,
-    });
+    let value = bias_tasks::StereoSetReport::new(split, run.lm.name(), run.lm.family(), &result);
     finish(value, failed)
 }

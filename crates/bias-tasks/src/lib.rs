@@ -46,6 +46,7 @@
 pub mod bbq;
 pub mod choice;
 mod error;
+pub mod report;
 pub mod stereoset;
 pub mod winogender;
 
@@ -55,3 +56,4 @@ pub use choice::{
     shard_logs_beside, ChoiceRunOptions, ChoiceScores, MultipleChoice,
 };
 pub use error::TaskError;
+pub use report::{BbqReport, StereoSetReport, WinogenderReport};

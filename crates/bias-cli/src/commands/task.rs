@@ -8,6 +8,7 @@ use bias_core::run::Shard;
 use bias_core::CoreError;
 use bias_core::{Continuation, ContinuationScorer};
 use bias_data::bbq::BbqCategory;
+use bias_data::layout::StereoSetSplit;
 use bias_plm::{CausalLm, CausalScorerKind, ScoringOptions};
 use bias_tasks::bbq::run_bbq;
 use bias_tasks::stereoset::Intersentence;
@@ -36,23 +37,15 @@ pub enum TaskCommand {
     Stereoset(StereoSetArgs),
 }
 
-/// StereoSet's split.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SplitArg {
-    /// The public dev split (2,106 intrasentence and 2,123 intersentence items).
-    Dev,
-    /// The test split (the StereoSet leaderboard's and bias-bench's).
-    Test,
-}
-
 /// `bias task stereoset`'s arguments.
 #[derive(Debug, Args)]
 pub struct StereoSetArgs {
     #[command(flatten)]
     pub task: TaskArgs,
-    /// The split.
-    #[arg(long, value_enum, default_value_t = SplitArg::Dev)]
-    pub split: SplitArg,
+    /// The split: `dev` (2,106 intrasentence and 2,123 intersentence items) or `test` (the
+    /// StereoSet leaderboard's and bias-bench's).
+    #[arg(long, default_value = "dev")]
+    pub split: StereoSetSplit,
     /// Only the first N items of each task.
     #[arg(long)]
     pub limit: Option<usize>,
@@ -274,16 +267,6 @@ fn progress_bar(what: &str) -> ProgressBar {
     bar
 }
 
-/// Adds the fields of `extra` (a struct serialising to an object) to the object `value`.
-fn merge_json(value: &mut serde_json::Value, extra: &impl serde::Serialize) {
-    if let (Some(map), serde_json::Value::Object(more)) = (
-        value.as_object_mut(),
-        serde_json::to_value(extra).expect("results serialise"),
-    ) {
-        map.extend(more);
-    }
-}
-
 /// Runs `bias task`.
 pub fn run(command: &TaskCommand) -> Result<(), CliError> {
     match command {
@@ -323,13 +306,12 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
             progress,
         )
     })?;
-    let mut value = serde_json::json!({
-        "task": "bbq",
-        "model": lm.name(),
-        "examples": examples.len(),
-        "categories": categories.iter().map(|c| c.name()).collect::<Vec<_>>(),
-    });
-    merge_json(&mut value, &result.summary());
+    let value = serde_json::to_value(bias_tasks::BbqReport::new(
+        lm.name(),
+        examples.len(),
+        &categories,
+        &result,
+    ))?;
     t.write_json("bbq", &value)?;
     t.print(&value, || tables::bbq(lm.name(), &result.summary()));
     Ok(())
@@ -347,23 +329,16 @@ fn winogender(t: &TaskArgs) -> Result<(), CliError> {
     let acc = with_progress("sentences", |progress| {
         wg::run_winogender(&mut scorer, &set, log_path(&log), t.run_options(), progress)
     })?;
-    let value = serde_json::json!({
-        "task": "winogender",
-        "model": lm.name(),
-        "accuracies": acc,
-    });
+    let report = bias_tasks::WinogenderReport::new(lm.name(), acc);
+    let value = serde_json::to_value(&report)?;
     t.write_json("winogender", &value)?;
-    t.print(&value, || tables::winogender(lm.name(), &acc));
+    t.print(&value, || tables::winogender(lm.name(), &report.accuracies));
     Ok(())
 }
 
 fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     let t = &args.task;
-    let path = match args.split {
-        SplitArg::Dev => bias_data::layout::stereoset_dev(&t.data_dir),
-        SplitArg::Test => bias_data::layout::stereoset_test(&t.data_dir),
-    };
-    let set = bias_data::stereoset::read_stereoset_path(&path)?;
+    let set = bias_data::stereoset::read_stereoset_path(args.split.path(&t.data_dir))?;
     let lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
     let intersentence = match args.intersentence {
         IntersentenceArg::Conditional => Intersentence::Conditional,
@@ -381,8 +356,7 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     };
     let mut scorer = lm.stereoset_scorer(head.as_ref(), t.scoring())?;
     let scorer = &mut *scorer;
-    let split = format!("{:?}", args.split).to_lowercase();
-    let task = format!("stereoset-{split}");
+    let task = bias_tasks::StereoSetReport::log_task(args.split);
     let log = t.log(
         &task,
         &format!("{} (intersentence: {})", lm.name(), intersentence.as_str()),
@@ -403,21 +377,17 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
             progress,
         )
     })?;
-    let value = serde_json::json!({
-        "task": "stereoset",
-        "split": split,
-        "model": lm.name(),
-        "family": lm.family(),
-        "intersentence": intersentence.as_str(),
-        "scores": run.scores,
-        "intervals": run.intervals,
-        "statistics": run.statistics,
-    });
+    let value = serde_json::to_value(bias_tasks::StereoSetReport::new(
+        args.split,
+        lm.name(),
+        lm.family(),
+        &run,
+    ))?;
     t.write_json(&task, &value)?;
     t.print(&value, || {
         tables::stereoset(
             lm.name(),
-            &split,
+            args.split.name(),
             intersentence,
             &run.scores,
             &run.intervals,
