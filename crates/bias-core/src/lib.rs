@@ -90,6 +90,3 @@ pub use score_table::{
 pub use scorer_name::Scorer;
 pub use scoring::{PairOutcome, PairScore, PairScorer, SentenceScore, SkipReason, Unscorable};
 pub use traits::{AnyMeasure, BiasMeasure, Embedder, MaskedLmTrainer, TextLayout, TrainingOptions};
-
-#[allow(deprecated)]
-pub use traits::TrainingConfig;

@@ -90,10 +90,6 @@ pub struct TrainingOptions {
     pub layout: TextLayout,
 }
 
-/// Former name of [`TrainingOptions`].
-#[deprecated(since = "0.2.0", note = "renamed to TrainingOptions")]
-pub type TrainingConfig = TrainingOptions;
-
 /// How training text becomes sequences (`transformers`' `run_mlm.py` offers both).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]

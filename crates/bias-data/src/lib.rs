@@ -72,11 +72,3 @@ pub use counts::{counts, CountEntry, DatasetStats, SectionStats};
 pub use dataset::{load_named, load_pairs, Dataset, DatasetKind};
 pub use error::DataError;
 pub use lm_eval::read_lm_eval_samples;
-
-/// Former name of [`counts()`] (`stats` is `bias_metrics::stats`, the statistical tests).
-// Deprecated: kept for one release (0.2.0) so that `bias_data::stats(..)` still compiles.
-#[doc(hidden)]
-#[deprecated(since = "0.2.0", note = "renamed to counts")]
-pub fn stats(pairs: &[bias_core::SentencePair]) -> DatasetStats {
-    counts(pairs)
-}

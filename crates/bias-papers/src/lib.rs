@@ -69,8 +69,6 @@ pub use kaneko2023::{
 };
 /// The published numbers of Liu (2024) (`liu2024::published`).
 pub use liu2024::published as liu2024_published;
-#[allow(deprecated)]
-pub use liu2024::MIN_MODELS_MI;
 pub use liu2024::{min_models_mi, reproduce_liu2024, Liu2024Options, MIN_MODELS_PEARSON};
 pub use output::{Artifact, Cell, Reproduction, Scope, Status, Table};
 pub use paraphrase::{reproduce_paraphrase, Paraphrase2022Options};

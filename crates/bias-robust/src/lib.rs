@@ -89,5 +89,3 @@ pub use robustness::{
 };
 pub use stereoset::{stereoset_by_scorer, ScorerStereoSet};
 pub use subsample::{stratum_sizes, StratifiedSampler};
-#[allow(deprecated)]
-pub use {retest::RetestConfig, robustness::RobustnessConfig};

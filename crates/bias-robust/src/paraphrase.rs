@@ -39,8 +39,8 @@
 //! * **paraphrase agreement**, per paraphrase — [`AgreementSummary::paraphrase_agree`]: the share
 //!   of paraphrase pairs whose MBIAS equals their original's (each paraphrase compared with its
 //!   own original). This is the other reading of §2.1's sentence, reported beside it; before
-//!   issue 16 this crate called it `mper_agree` (and the paper's reading `group_agree`, kept as a
-//!   deprecated alias of `mper_agree`).
+//!   issue 16 this crate called it `mper_agree` (and the paper's reading `group_agree`; `bias
+//!   robust paraphrase --format json` still writes that name beside `mper_agree`).
 //!
 //! Both are fractions in [0, 1] (the paper prints percentages), overall and per bias type (the
 //! original's type, as in the paper's Figure 3). The figures of the paper (Figures 2–4) are
@@ -464,12 +464,6 @@ pub struct AgreementSummary {
     /// their original's, `agreeing_paraphrases / paraphrases` (called `mper_agree` before
     /// issue 16).
     pub paraphrase_agree: f64,
-    /// The old name of [`AgreementSummary::mper_agree`] (the same value).
-    #[deprecated(
-        note = "the paper's MPER_AGREE is `mper_agree` (share of originals whose \
-                         paraphrases all agree); the per-paraphrase share is `paraphrase_agree`"
-    )]
-    pub group_agree: f64,
     /// All pairs counted here (originals + paraphrases).
     pub pairs: usize,
     /// Pairs with |MDIFF| inside the near-tie band.
@@ -517,7 +511,6 @@ impl Tally {
         self.near_tie_pairs += near_ties;
     }
 
-    #[allow(deprecated)] // sets the deprecated alias `group_agree`
     fn finish(&self) -> AgreementSummary {
         let mper_agree = self.agreeing_groups as f64 / self.groups as f64;
         AgreementSummary {
@@ -527,7 +520,6 @@ impl Tally {
             agreeing_paraphrases: self.agreeing_paraphrases,
             mper_agree,
             paraphrase_agree: self.agreeing_paraphrases as f64 / self.paraphrases as f64,
-            group_agree: mper_agree,
             pairs: self.pairs,
             near_tie_pairs: self.near_tie_pairs,
             near_tie_share: self.near_tie_pairs as f64 / self.pairs as f64,

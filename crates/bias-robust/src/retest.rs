@@ -133,10 +133,6 @@ impl RetestOptions {
     }
 }
 
-/// Former name of [`RetestOptions`].
-#[deprecated(since = "0.2.0", note = "renamed to RetestOptions")]
-pub type RetestConfig = RetestOptions;
-
 /// Deviation statistics of one share (one point of schroeder2024 Fig. 3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShareDeviation {

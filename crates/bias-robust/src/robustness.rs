@@ -58,10 +58,6 @@ impl Default for RobustnessOptions {
     }
 }
 
-/// Former name of [`RobustnessOptions`].
-#[deprecated(since = "0.2.0", note = "renamed to RobustnessOptions")]
-pub type RobustnessConfig = RobustnessOptions;
-
 /// Mean, spread and 95 % range of one quantity over the repeats of one rate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RepeatSummary {

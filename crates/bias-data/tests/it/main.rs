@@ -2,6 +2,7 @@
 //! the workspace links its dependencies once per crate rather than once per test file.
 
 mod corpus;
+mod counts;
 mod difflib_reference;
 mod errors;
 mod no_panic;

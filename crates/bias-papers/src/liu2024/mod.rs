@@ -373,14 +373,6 @@ fn study_note<M: DatasetScorer>(study: &Study<M>) -> Option<String> {
 /// Models needed for Pearson's r (3: with 2 it is ±1 by construction).
 pub const MIN_MODELS_PEARSON: usize = 3;
 
-/// Models needed for the mutual information with scikit-learn's default of 3 neighbours.
-#[deprecated(
-    since = "0.2.0",
-    note = "the models Figure 4's mutual information needs depend on \
-            Liu2024Options::mi_neighbors (k + 1; 2 with the paper's k = 1): use min_models_mi"
-)]
-pub const MIN_MODELS_MI: usize = 4;
-
 /// Models needed for Figure 4's mutual information with `k` neighbours (Liu et al. 2024,
 /// "Correlation Analysis"): the Kraskov–Stögbauer–Grassberger estimator needs `k + 1`
 /// observations, so the paper's three models suffice for its k = 1

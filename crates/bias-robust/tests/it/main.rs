@@ -3,7 +3,6 @@
 
 mod correlate;
 mod crows_pairs_paraphrases;
-mod deprecated_names;
 mod error_chain;
 mod human;
 mod kaneko2022_table2;

@@ -56,10 +56,6 @@ fn mper_agree_and_paraphrase_agreement_match_hand_count() {
     assert_eq!(r.overall.groups, 3);
     assert_eq!(r.overall.agreeing_groups, 1);
     assert_eq!(r.overall.mper_agree, 1.0 / 3.0);
-    // The deprecated alias is the paper's MPER_AGREE, not the per-paraphrase share.
-    #[allow(deprecated)]
-    let alias = r.overall.group_agree;
-    assert_eq!(alias, 1.0 / 3.0);
 
     let ids: Vec<&str> = r.groups.iter().map(|g| g.group_id.as_str()).collect();
     assert_eq!(ids, ["g1", "g2", "g3"]);
