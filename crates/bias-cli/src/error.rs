@@ -18,6 +18,12 @@ pub enum CliError {
     /// From the robustness analyses.
     #[error(transparent)]
     Robust(Box<bias_robust::RobustError>),
+    /// From the figures and the report.
+    #[error(transparent)]
+    Report(Box<bias_report::ReportError>),
+    /// From a reproduction (a variant that is neither a study's nor the report's).
+    #[error(transparent)]
+    Paper(Box<bias_papers::PaperError>),
     /// From the embedding layer.
     #[error(transparent)]
     Embed(Box<bias_embed::EmbedError>),
@@ -152,6 +158,27 @@ impl From<bias_plm::PlmError> for CliError {
 impl From<bias_robust::RobustError> for CliError {
     fn from(e: bias_robust::RobustError) -> Self {
         CliError::Robust(Box::new(e))
+    }
+}
+
+/// A study's error passed on by the report stays a study's error (its hints apply).
+impl From<bias_report::ReportError> for CliError {
+    fn from(e: bias_report::ReportError) -> Self {
+        match e {
+            bias_report::ReportError::Robust(e) => e.into(),
+            e => CliError::Report(Box::new(e)),
+        }
+    }
+}
+
+/// A reproduction fails as a study or as its report does.
+impl From<bias_papers::PaperError> for CliError {
+    fn from(e: bias_papers::PaperError) -> Self {
+        match e {
+            bias_papers::PaperError::Robust(e) => e.into(),
+            bias_papers::PaperError::Report(e) => e.into(),
+            e => CliError::Paper(Box::new(e)),
+        }
     }
 }
 

@@ -41,11 +41,12 @@
 //! for a in out.finish()? {
 //!     println!("{}: {}", a.id, a.status.label());
 //! }
-//! # Ok::<(), bias_robust::RobustError>(())
+//! # Ok::<(), bias_papers::PaperError>(())
 //! ```
 
 #![deny(missing_docs)]
 
+mod error;
 mod kaneko2022;
 mod kaneko2023;
 mod liu2024;
@@ -54,6 +55,7 @@ mod paraphrase;
 mod schroeder2024;
 mod study;
 
+pub use error::PaperError;
 /// The published numbers of Kaneko & Bollegala (2022) (`kaneko2022::published`).
 pub use kaneko2022::published as published_kaneko2022;
 pub use kaneko2022::tokens::{
@@ -216,7 +218,7 @@ pub fn reproduce<
     paper: Paper,
     study: &mut Study<M>,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     out.set_study(study);
     match paper {
         Paper::Kaneko2022 => kaneko2022::reproduce(study, out),

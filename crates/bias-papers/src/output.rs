@@ -1,6 +1,7 @@
 //! What a reproduction writes: numbered tables (Markdown, CSV, JSON), figures (PNG, SVG), and an
 //! index listing every table and figure of the paper with its status.
 
+use crate::PaperError;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -154,15 +155,16 @@ pub struct Reproduction {
     options: std::collections::BTreeMap<String, String>,
 }
 
-fn io_err(action: &'static str, path: &Path, source: std::io::Error) -> RobustError {
+fn io_err(action: &'static str, path: &Path, source: std::io::Error) -> PaperError {
     RobustError::Io {
         action,
         path: path.to_owned(),
         source,
     }
+    .into()
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), RobustError> {
+fn write_file(path: &Path, text: &str) -> Result<(), PaperError> {
     std::fs::write(path, text).map_err(|e| io_err("write", path, e))
 }
 
@@ -171,7 +173,7 @@ impl Reproduction {
     ///
     /// # Errors
     /// [`RobustError::Io`] if `dir` cannot be created.
-    pub fn create(paper: Paper, dir: impl Into<PathBuf>) -> Result<Self, RobustError> {
+    pub fn create(paper: Paper, dir: impl Into<PathBuf>) -> Result<Self, PaperError> {
         let dir = dir.into();
         std::fs::create_dir_all(&dir).map_err(|e| io_err("create", &dir, e))?;
         Ok(Reproduction {
@@ -260,7 +262,7 @@ impl Reproduction {
         title: &str,
         status: Status,
         table: &Table,
-    ) -> Result<(), RobustError> {
+    ) -> Result<(), PaperError> {
         let status = status.within(&self.scope);
         self.write_table(id, title, status, table)
     }
@@ -276,7 +278,7 @@ impl Reproduction {
         title: &str,
         status: Status,
         table: &Table,
-    ) -> Result<(), RobustError> {
+    ) -> Result<(), PaperError> {
         self.write_table(id, title, status, table)
     }
 
@@ -286,7 +288,7 @@ impl Reproduction {
         title: &str,
         status: Status,
         table: &Table,
-    ) -> Result<(), RobustError> {
+    ) -> Result<(), PaperError> {
         let md = format!(
             "# {} {id}: {title}\n\n{}",
             self.paper.citation(),
@@ -346,7 +348,7 @@ impl Reproduction {
     ///
     /// # Errors
     /// [`RobustError::Io`] if a file cannot be written.
-    pub fn finish(self) -> Result<Vec<Artifact>, RobustError> {
+    pub fn finish(self) -> Result<Vec<Artifact>, PaperError> {
         let title = format!("Reproduction of {}", self.paper.citation());
         let header = ["id", "title", "status", "detail", "files"];
         let rows: Vec<Vec<String>> = self
@@ -438,7 +440,7 @@ impl Reproduction {
     }
 }
 
-fn csv_err(path: &Path, e: csv::Error) -> RobustError {
+fn csv_err(path: &Path, e: csv::Error) -> PaperError {
     let source = match e.into_kind() {
         csv::ErrorKind::Io(io) => io,
         other => std::io::Error::other(format!("{other:?}")),

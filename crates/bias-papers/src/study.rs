@@ -1,6 +1,7 @@
 //! The models under study and their score tables: each (model, data set) is scored once into
 //! `<scores>/<model>/<data set>.csv` (resumable) and reused by every table that needs it.
 
+use crate::PaperError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -44,7 +45,7 @@ impl DataSet {
 ///
 /// # Errors
 /// [`RobustError::Data`] if the file cannot be read or an item lacks a sentence.
-pub fn stereoset_unrelated_pairs(path: &Path) -> Result<Vec<SentencePair>, RobustError> {
+pub fn stereoset_unrelated_pairs(path: &Path) -> Result<Vec<SentencePair>, PaperError> {
     let set = bias_data::stereoset::read_stereoset_path(path)?;
     let source = path.display().to_string();
     let mut pairs = Vec::new();
@@ -98,7 +99,7 @@ impl<M: DatasetScorer> Study<M> {
         models: Vec<M>,
         data_dir: impl Into<PathBuf>,
         scores_dir: impl Into<PathBuf>,
-    ) -> Result<Self, RobustError> {
+    ) -> Result<Self, PaperError> {
         let mut seen = std::collections::BTreeSet::new();
         for m in &models {
             if !seen.insert(file_part(m.name())) {
@@ -106,7 +107,8 @@ impl<M: DatasetScorer> Study<M> {
                     "two models are named {:?}: their score tables would share a file; \
                      give the model folders different names",
                     m.name()
-                )));
+                ))
+                .into());
             }
         }
         Ok(Study {
@@ -188,7 +190,7 @@ impl<M: DatasetScorer> Study<M> {
     ///
     /// # Errors
     /// [`RobustError::Data`] if the file cannot be read.
-    pub fn pairs(&mut self, set: DataSet) -> Result<&[SentencePair], RobustError> {
+    pub fn pairs(&mut self, set: DataSet) -> Result<&[SentencePair], PaperError> {
         if !self.pairs.contains_key(&set) {
             let mut pairs = match set {
                 DataSet::CrowsPairs => {
@@ -242,7 +244,7 @@ impl<M: DatasetScorer> Study<M> {
     ///
     /// # Errors
     /// [`RobustError::Data`] for the data set; [`RobustError::Model`] with the model's error.
-    pub fn scores(&mut self, i: usize, set: DataSet) -> Result<&ScoreTable, RobustError> {
+    pub fn scores(&mut self, i: usize, set: DataSet) -> Result<&ScoreTable, PaperError> {
         if !self.tables.contains_key(&(i, set)) {
             self.pairs(set)?;
             let name = self.models[i].name().to_owned();
@@ -276,7 +278,7 @@ impl<M: DatasetScorer> Study<M> {
     ///
     /// # Errors
     /// As [`Study::scores`]; [`RobustError::InvalidConfig`] if the progress file is missing.
-    pub fn tally(&mut self, i: usize, set: DataSet) -> Result<bias_core::run::Tally, RobustError> {
+    pub fn tally(&mut self, i: usize, set: DataSet) -> Result<bias_core::run::Tally, PaperError> {
         self.scores(i, set)?;
         let out = self.score_path(i, set);
         let progress = bias_core::run::read_progress(&out)?.ok_or_else(|| {

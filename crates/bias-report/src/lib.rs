@@ -10,12 +10,15 @@
 //! - [`paraphrase`]: the paraphrase-robustness study's Figures 2–4 and report section;
 //! - [`table`]: the one table type, written as Markdown, CSV, JSON and HTML.
 //!
-//! Errors are `bias_robust::RobustError`'s, whose `Draw` and `FigureInput` variants are this
-//! crate's. Papers are cited by key (`liu2024`, `kaneko2022`, `paraphrase2022`, `kaneko2023`,
+//! Errors are [`ReportError`]s: a figure that cannot be drawn, a file that cannot be written,
+//! or a study's `bias_robust::RobustError` passed on. Papers are cited by key (`liu2024`, `kaneko2022`, `paraphrase2022`, `kaneko2023`,
 //! `schroeder2024`); the full citations are in `bias_core::references`.
 #![deny(missing_docs)]
 
+mod error;
 pub mod figures;
 pub mod paraphrase;
 pub mod report;
 pub mod table;
+
+pub use error::ReportError;

@@ -2,10 +2,11 @@
 //! Figures 2–4 ([`draw_paper_figures`]) and the section of `bias report`
 //! ([`report_section`]), on the reports of [`bias_robust::paraphrase_agreement`].
 
+use crate::ReportError;
 use std::collections::BTreeMap;
 
 use bias_robust::paraphrase::{has_paraphrases, ScoreScale};
-use bias_robust::{paraphrase_agreement, ParaphraseOptions, ParaphraseReport, RobustError};
+use bias_robust::{paraphrase_agreement, ParaphraseOptions, ParaphraseReport};
 
 /// The stems [`draw_paper_figures`] drew (each with `.png` and `.svg`).
 #[derive(Debug, Clone, PartialEq)]
@@ -24,13 +25,13 @@ pub struct PaperFigures {
 /// paraphrase --figures`, `bias report` and the reproduction all draw them through here.
 ///
 /// # Errors
-/// As the three figure functions: [`RobustError::FigureInput`] with no report or no finite
-/// MDIFF, [`RobustError::Io`] / [`RobustError::Draw`] if a file cannot be written.
+/// As the three figure functions: [`ReportError::FigureInput`] with no report or no finite
+/// MDIFF, [`ReportError::Io`] / [`ReportError::Draw`] if a file cannot be written.
 pub fn draw_paper_figures(
     reports: &[(&str, &ParaphraseReport)],
     dir: &std::path::Path,
     prefix: &str,
-) -> Result<PaperFigures, RobustError> {
+) -> Result<PaperFigures, ReportError> {
     let figures = PaperFigures {
         figure_2: dir.join(format!("{prefix}figure-2")),
         figure_3: dir.join(format!("{prefix}figure-3")),
@@ -56,7 +57,7 @@ pub fn report_section(
     slices: &[bias_core::ScoreSlice],
     fig_dir: &std::path::Path,
     options: &ParaphraseOptions,
-) -> Result<Option<crate::report::Section>, RobustError> {
+) -> Result<Option<crate::report::Section>, ReportError> {
     let mut by_key: BTreeMap<(&str, &str), Vec<(&str, ParaphraseReport)>> = BTreeMap::new();
     let mut unknown = Vec::new();
     for s in slices.iter().filter(|s| has_paraphrases(&s.table)) {

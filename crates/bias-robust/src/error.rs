@@ -165,7 +165,7 @@ pub enum RobustError {
         /// or all the titles.
         subset: bool,
     },
-    /// A file or folder of a figure or report could not be created, read, copied or written.
+    /// A file or folder could not be created, read, copied or written.
     #[error("cannot {action} {}", path.display())]
     Io {
         /// What was being done: `create`, `read`, `copy` or `write`.
@@ -176,31 +176,7 @@ pub enum RobustError {
         #[source]
         source: std::io::Error,
     },
-    /// plotters could not draw a figure or write its file (a backend, layout or font error).
-    #[error("cannot draw the figure {}", path.display())]
-    Draw {
-        /// The PNG or SVG being drawn.
-        path: PathBuf,
-        /// plotters' error (its type depends on the backend, hence boxed).
-        #[source]
-        source: Box<dyn std::error::Error + Send + Sync + 'static>,
-    },
-    /// Bytes given as the figures' font are not a TrueType/OpenType font.
-    #[error("the {len} bytes given as the figure font are not a TrueType/OpenType font")]
-    InvalidFont {
-        /// How many bytes were given.
-        len: usize,
-    },
-    /// A figure's input has nothing to draw or does not fit the figure (no curve, no finite
-    /// value, a correlation matrix of the wrong shape, ...).
-    #[error("{figure}: {problem}")]
-    FigureInput {
-        /// The figure (`ROC curves`, `MDIFF histogram`, ...).
-        figure: &'static str,
-        /// What is wrong with its input.
-        problem: String,
-    },
-    /// A data set of a reproduction could not be read.
+    /// A data set of a study could not be read.
     #[error(transparent)]
     Data(#[from] bias_data::DataError),
     /// A model under study failed to score a data set.

@@ -2,8 +2,8 @@
 //! paraphrase agreement (Kwon & Mihindukulasooriya 2022), agreement with human annotation
 //! (Kaneko & Bollegala 2022), bias-controlled meta-evaluation (Kaneko, Bollegala & Okazaki 2023)
 //! and test–retest reliability (Schröder, Schulz & Hammer 2024): data in, typed results out.
-//! Drawing them, the HTML report and the reproduction of the five papers' tables and figures
-//! are in `bias-report`, built on this crate; nothing here plots.
+//! Drawing them and the HTML report are `bias-report`'s, the reproduction of the five papers'
+//! tables and figures `bias-papers`'; nothing here plots, and no error here names a figure.
 //!
 //! Every analysis works on [`bias_core::ScoreTable`]s and the core traits, never on a model
 //! directly, so it applies to any model a user can score (no libtorch here):

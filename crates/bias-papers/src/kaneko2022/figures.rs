@@ -1,6 +1,7 @@
 //! kaneko2022's Figure 1 (agreement with the human annotations) and the equal-subtokens check.
 
 use super::*;
+use crate::PaperError;
 
 /// Figure 1: ROC of each scorer's score difference against the human "biased" label, per model
 /// (`figure-1` for the first model, `figure-1-<model>` for the others), and their AUCs.
@@ -8,7 +9,7 @@ pub(super) fn figure_1<M: DatasetScorer + MaybeTokenPredictor>(
     study: &mut Study<M>,
     out: &mut Reproduction,
     options: Kaneko2022Options,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let path = bias_data::layout::crows_pairs(study.data_dir());
     let records = bias_data::crows_pairs::read_crows_pairs_path(&path)?;
     let mut aucs = Table::new(&["MLM", "scorer", "pairs", "biased", "not biased", "AUC"]);
@@ -45,7 +46,7 @@ pub(super) fn figure_1<M: DatasetScorer + MaybeTokenPredictor>(
                 Err(RobustError::Metrics(e)) => {
                     aucs.note(format!("{name} {label}: no ROC curve ({e})."));
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             }
         }
         if curves.is_empty() {
@@ -101,7 +102,7 @@ pub(super) fn figure_1<M: DatasetScorer + MaybeTokenPredictor>(
 pub(super) fn equal_subtokens<M: DatasetScorer + MaybeTokenPredictor>(
     study: &mut Study<M>,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let mut t = Table::new(&["MLM", "items", "equal subtokens", "different"]);
     let items = study.pairs(DataSet::StereoSet)?.len();
     for i in 0..study.len() {

@@ -21,6 +21,7 @@
 //! count as not stereotypical; [`Kaneko2022Options`] chooses otherwise, and every table says how
 //! many pairs the choice touches.
 
+use crate::PaperError;
 use bias_core::Scorer;
 use std::collections::HashSet;
 
@@ -85,7 +86,7 @@ impl Default for Kaneko2022Options {
 pub(super) fn reproduce<M: DatasetScorer + MaybeTokenPredictor>(
     study: &mut Study<M>,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     reproduce_with(study, out, Kaneko2022Options::default())
 }
 
@@ -115,7 +116,7 @@ pub(super) fn reproduce<M: DatasetScorer + MaybeTokenPredictor>(
 /// let mut out = Reproduction::create(Paper::Kaneko2022, "out")?;
 /// // error[E0277]: the trait bound `ScoresOnly: TokenPredictor` is not satisfied
 /// reproduce_kaneko2022(&mut study, &mut out, Default::default())?;
-/// # Ok::<(), bias_robust::RobustError>(())
+/// # Ok::<(), bias_papers::PaperError>(())
 /// ```
 ///
 /// The same runtime with token predictions compiles:
@@ -143,7 +144,7 @@ pub(super) fn reproduce<M: DatasetScorer + MaybeTokenPredictor>(
 /// let mut study = Study::new(vec![Predicts], "data", "scores")?;
 /// let mut out = Reproduction::create(Paper::Kaneko2022, "out")?;
 /// reproduce_kaneko2022(&mut study, &mut out, Default::default())?;
-/// # Ok::<(), bias_robust::RobustError>(())
+/// # Ok::<(), bias_papers::PaperError>(())
 /// ```
 ///
 /// # Errors
@@ -152,7 +153,7 @@ pub fn reproduce_with<M: DatasetScorer + MaybeTokenPredictor>(
     study: &mut Study<M>,
     out: &mut Reproduction,
     options: Kaneko2022Options,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     out.set_study(study);
     out.option("kaneko2022 pairs in N", options.pairs_in_n.name());
     out.option("kaneko2022 label rule", options.label_rule.name());

@@ -1,6 +1,7 @@
 //! kaneko2022's Tables 2, 3 and 5 (bias scores, frequency ranks, advantaged groups).
 
 use super::*;
+use crate::PaperError;
 
 /// Table 2 on substitute data: wordfreq's English frequencies for Wikipedia + BookCorpus and
 /// group words rebuilt from the words CrowS-Pairs modifies ([`bias_robust::frequency_rank`]). Needs no
@@ -11,7 +12,7 @@ pub(super) fn table_2<M: DatasetScorer + MaybeTokenPredictor>(
     study: &Study<M>,
     out: &mut Reproduction,
     options: FrequencyRankOptions,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let crows = bias_data::layout::crows_pairs(study.data_dir());
     let records = bias_data::crows_pairs::read_crows_pairs_path(&crows)?;
     let list = wordfreq::default_path(study.data_dir());
@@ -151,7 +152,7 @@ pub(super) fn bias_score(
     pairs: &[SentencePair],
     table: &ScoreTable,
     n: PairsInN,
-) -> Result<(f64, usize, usize), RobustError> {
+) -> Result<(f64, usize, usize), PaperError> {
     let (m, left) = bias_measurement(pairs, table, n)?;
     Ok((m.value, m.n, left))
 }
@@ -162,7 +163,7 @@ pub(super) fn bias_measurement(
     pairs: &[SentencePair],
     table: &ScoreTable,
     n: PairsInN,
-) -> Result<(bias_core::Measurement, usize), RobustError> {
+) -> Result<(bias_core::Measurement, usize), PaperError> {
     let left = unscored(pairs, table);
     let r = Indicator::default().report_with_unscored(table, &left, n)?;
     Ok((r.measurement, left.len()))
@@ -173,7 +174,7 @@ pub(super) fn table_3<M: DatasetScorer + MaybeTokenPredictor>(
     study: &mut Study<M>,
     out: &mut Reproduction,
     options: Kaneko2022Options,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let scorers = [
         (Scorer::AllMasked.name(), "All Masked (CP)"),
         (Scorer::Aul.name(), "AUL (CP)"),
@@ -276,7 +277,7 @@ pub(super) fn table_5<M: DatasetScorer + MaybeTokenPredictor>(
     study: &mut Study<M>,
     out: &mut Reproduction,
     options: Kaneko2022Options,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let mut columns = vec!["MLM"];
     columns.extend(CP_SCORERS.iter().chain(&SS_SCORERS).map(|(_, l)| *l));
     let mut t = Table::new(&columns);

@@ -44,6 +44,7 @@
 //! tokens in a test sentence" and notes that "the set of tokens in a sentence is unchanged under
 //! shuffling"; shuffling words and tokenising again would change the tokens.
 
+use crate::PaperError;
 use bias_core::Scorer;
 use std::fmt;
 use std::str::FromStr;
@@ -259,7 +260,7 @@ impl PairedTest {
     ///
     /// # Errors
     /// [`RobustError::Metrics`] if the lengths differ or both are empty.
-    pub fn of(first: &[bool], second: &[bool]) -> Result<Self, RobustError> {
+    pub fn of(first: &[bool], second: &[bool]) -> Result<Self, PaperError> {
         let table = bias_metrics::stats::mcnemar_table(first, second)?;
         Ok(PairedTest {
             table,
@@ -359,8 +360,8 @@ impl<'a> Predictor<'a> {
         &self.name
     }
 
-    fn err(&self, dataset: &'static str, source: bias_core::BoxError) -> RobustError {
-        RobustError::model(&self.name, dataset, source)
+    fn err(&self, dataset: &'static str, source: bias_core::BoxError) -> PaperError {
+        RobustError::model(&self.name, dataset, source).into()
     }
 }
 
@@ -384,7 +385,7 @@ fn encode(
     model: &mut Predictor<'_>,
     dataset: &'static str,
     sentence: &str,
-) -> Result<Vec<i64>, RobustError> {
+) -> Result<Vec<i64>, PaperError> {
     model
         .model
         .token_ids(sentence)
@@ -395,7 +396,7 @@ fn predict(
     model: &mut Predictor<'_>,
     dataset: &'static str,
     queries: &[TokenQuery],
-) -> Result<Vec<Vec<bool>>, RobustError> {
+) -> Result<Vec<Vec<bool>>, PaperError> {
     match model.model.predict_tokens(queries) {
         Ok(out) if out.len() == queries.len() => Ok(out),
         Ok(out) => Err(RobustError::InvalidConfig(format!(
@@ -403,7 +404,8 @@ fn predict(
             model.name(),
             out.len(),
             queries.len()
-        ))),
+        ))
+        .into()),
         Err(source) => Err(model.err(dataset, source)),
     }
 }
@@ -444,7 +446,7 @@ fn align(
     model: &mut Predictor<'_>,
     set: AccuracySet,
     pairs: &[SentencePair],
-) -> Result<Vec<Option<Aligned>>, RobustError> {
+) -> Result<Vec<Option<Aligned>>, PaperError> {
     Ok(align_all(model, set, pairs)?
         .into_iter()
         .map(|a| (a.ids[0] != a.ids[1]).then_some(a))
@@ -457,7 +459,7 @@ fn align_all(
     model: &mut Predictor<'_>,
     set: AccuracySet,
     pairs: &[SentencePair],
-) -> Result<Vec<Aligned>, RobustError> {
+) -> Result<Vec<Aligned>, PaperError> {
     let dataset = dataset_name(set);
     let mut out = Vec::with_capacity(pairs.len());
     for p in pairs {
@@ -537,7 +539,7 @@ fn authors_accuracy_in(
     model: &mut Predictor<'_>,
     set: AccuracySet,
     pairs: &[SentencePair],
-) -> Result<ScorerAccuracy, RobustError> {
+) -> Result<ScorerAccuracy, PaperError> {
     let aligned = align_all(model, set, pairs)?;
     let mut queries = Vec::new();
     for a in &aligned {
@@ -579,7 +581,7 @@ fn scorer_accuracy_in(
     set: AccuracySet,
     pairs: &[SentencePair],
     options: AccuracyOptions,
-) -> Result<ScorerAccuracy, RobustError> {
+) -> Result<ScorerAccuracy, PaperError> {
     let dataset = dataset_name(set);
     let (kept, skipped_identical, skipped_empty) = counted(align(model, set, pairs)?, set);
     // Queries: per pair and side, the unmasked pass, then the masked scorer's passes.
@@ -696,7 +698,7 @@ fn shuffled_accuracy_in(
     pairs: &[SentencePair],
     options: AccuracyOptions,
     seed: u64,
-) -> Result<Changed, RobustError> {
+) -> Result<Changed, PaperError> {
     Ok(shuffled_accuracies_in(model, set, pairs, options, &[seed])?
         .pop()
         .expect("one result per seed"))
@@ -708,7 +710,7 @@ fn shuffled_accuracies_in(
     pairs: &[SentencePair],
     options: AccuracyOptions,
     seeds: &[u64],
-) -> Result<Vec<Changed>, RobustError> {
+) -> Result<Vec<Changed>, PaperError> {
     let dataset = dataset_name(set);
     let (kept, skipped_identical, skipped_empty) = counted(align(model, set, pairs)?, set);
     // Per sentence: its counted positions, its original pass, and one shuffled pass per seed.
@@ -773,7 +775,7 @@ fn unrelated_accuracy_in(
     model: &mut Predictor<'_>,
     unrelated: &[SentencePair],
     options: AccuracyOptions,
-) -> Result<Changed, RobustError> {
+) -> Result<Changed, PaperError> {
     let set = AccuracySet::StereoSet;
     let (kept, skipped_identical, skipped_empty) = counted(align(model, set, unrelated)?, set);
     let queries: Vec<TokenQuery> = kept
@@ -839,7 +841,7 @@ fn p_cell(t: &Option<PairedTest>) -> [Cell; 2] {
 pub fn table_1_accuracies<M: DatasetScorer + MaybeTokenPredictor>(
     study: &mut Study<M>,
     options: AccuracyOptions,
-) -> Result<Vec<(String, ScorerAccuracy, ScorerAccuracy)>, RobustError> {
+) -> Result<Vec<(String, ScorerAccuracy, ScorerAccuracy)>, PaperError> {
     let cp = study.pairs(DataSet::CrowsPairs)?.to_vec();
     let ss = study.pairs(DataSet::StereoSet)?.to_vec();
     let mut out = Vec::new();
@@ -892,7 +894,7 @@ pub fn table_4_rows<M: DatasetScorer + MaybeTokenPredictor>(
     study: &mut Study<M>,
     options: AccuracyOptions,
     seeds: &[u64],
-) -> Result<Vec<Table4Row>, RobustError> {
+) -> Result<Vec<Table4Row>, PaperError> {
     let cp = study.pairs(DataSet::CrowsPairs)?.to_vec();
     let ss = study.pairs(DataSet::StereoSet)?.to_vec();
     let unrelated = stereo_unrelated(study.pairs(DataSet::StereoSetUnrelated)?);
@@ -959,7 +961,7 @@ fn over_seeds(runs: &[Changed]) -> (f64, f64, usize) {
 /// As [`table_1_accuracies`].
 pub fn authors_table_1_accuracies<M: DatasetScorer + MaybeTokenPredictor>(
     study: &mut Study<M>,
-) -> Result<Vec<(String, ScorerAccuracy, ScorerAccuracy)>, RobustError> {
+) -> Result<Vec<(String, ScorerAccuracy, ScorerAccuracy)>, PaperError> {
     let cp = study.pairs(DataSet::CrowsPairs)?.to_vec();
     let ss = study.pairs(DataSet::StereoSet)?.to_vec();
     let mut out = Vec::new();
@@ -996,7 +998,7 @@ pub(super) fn table_1<M: DatasetScorer + MaybeTokenPredictor>(
     study: &mut Study<M>,
     out: &mut Reproduction,
     definition: AccuracyDefinition,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let options = AccuracyOptions::default();
     let rows = match definition {
         AccuracyDefinition::Paper => table_1_accuracies(study, options)?,
@@ -1127,13 +1129,14 @@ pub(super) fn table_4<M: DatasetScorer + MaybeTokenPredictor>(
     study: &mut Study<M>,
     out: &mut Reproduction,
     shuffles: usize,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     if shuffles == 0 {
         return Err(RobustError::InvalidParameter {
             name: "kaneko2022 shuffles".into(),
             value: "0".into(),
             expected: "at least 1 seed for Table 4's shuffles".into(),
-        });
+        }
+        .into());
     }
     let options = TABLE_4_OPTIONS;
     let seeds = shuffle_seeds(shuffles);
@@ -1278,7 +1281,7 @@ pub fn authors_accuracy<M: DatasetScorer + TokenPredictor>(
     model: &mut M,
     set: AccuracySet,
     pairs: &[SentencePair],
-) -> Result<ScorerAccuracy, RobustError> {
+) -> Result<ScorerAccuracy, PaperError> {
     authors_accuracy_in(&mut Predictor::of(model), set, pairs)
 }
 
@@ -1292,7 +1295,7 @@ pub fn scorer_accuracy<M: DatasetScorer + TokenPredictor>(
     set: AccuracySet,
     pairs: &[SentencePair],
     options: AccuracyOptions,
-) -> Result<ScorerAccuracy, RobustError> {
+) -> Result<ScorerAccuracy, PaperError> {
     scorer_accuracy_in(&mut Predictor::of(model), set, pairs, options)
 }
 
@@ -1309,7 +1312,7 @@ pub fn shuffled_accuracy<M: DatasetScorer + TokenPredictor>(
     pairs: &[SentencePair],
     options: AccuracyOptions,
     seed: u64,
-) -> Result<Changed, RobustError> {
+) -> Result<Changed, PaperError> {
     shuffled_accuracy_in(&mut Predictor::of(model), set, pairs, options, seed)
 }
 
@@ -1324,7 +1327,7 @@ pub fn shuffled_accuracies<M: DatasetScorer + TokenPredictor>(
     pairs: &[SentencePair],
     options: AccuracyOptions,
     seeds: &[u64],
-) -> Result<Vec<Changed>, RobustError> {
+) -> Result<Vec<Changed>, PaperError> {
     shuffled_accuracies_in(&mut Predictor::of(model), set, pairs, options, seeds)
 }
 
@@ -1344,7 +1347,7 @@ pub fn unrelated_accuracy<M: DatasetScorer + TokenPredictor>(
     model: &mut M,
     unrelated: &[SentencePair],
     options: AccuracyOptions,
-) -> Result<Changed, RobustError> {
+) -> Result<Changed, PaperError> {
     unrelated_accuracy_in(&mut Predictor::of(model), unrelated, options)
 }
 

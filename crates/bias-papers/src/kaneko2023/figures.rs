@@ -1,13 +1,14 @@
 //! kaneko2023's Figures 2 and 3: the he/she probes against the rate of bias.
 
 use super::*;
+use crate::PaperError;
 
 pub(super) fn figure2(
     out: &mut Reproduction,
     families: &[Family],
     bases: &[Base],
     status: Status,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let panels: Vec<RatePanel> = families
         .iter()
         .map(|f| {
@@ -43,7 +44,7 @@ pub(super) fn figure3(
     bases: &[Base],
     options: &Kaneko2023Options,
     status: Status,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let panels: Vec<RatePanel> = families
         .iter()
         .map(|f| {

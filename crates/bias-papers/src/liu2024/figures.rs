@@ -1,6 +1,7 @@
 //! liu2024's Figures 4 (correlation and mutual information between measures) and 5 (the sub-sampling study).
 
 use super::*;
+use crate::PaperError;
 
 /// Figure 5 and Table 5: the sub-sampling study on CrowS-Pairs.
 pub(super) fn write_figure_5(
@@ -10,7 +11,7 @@ pub(super) fn write_figure_5(
     kls: &Kls,
     jss: &Jss,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let (models, measures) = (&m.models, &m.measures);
     // Figure 5 and Table 5: the sub-sampling study on CrowS-Pairs.
     let cps_tables: Vec<(String, ScoreTable)> = models
@@ -169,7 +170,7 @@ pub(super) fn figure_4(
     models: &[String],
     measures: &[[SetMeasures; 2]],
     k: usize,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let title =
         "Pearson correlations (and mutual information) between the measures over the models";
     let n = models.len();

@@ -24,6 +24,7 @@
 //! tables show them beside the computed ones, in rows with source "paper" or columns named
 //! "paper …" ([`published`]).
 
+use crate::PaperError;
 use bias_core::Scorer;
 use std::collections::BTreeMap;
 
@@ -177,7 +178,7 @@ fn ranks(deviations: &[f64]) -> Vec<usize> {
 pub(super) fn reproduce<M: DatasetScorer>(
     study: &mut Study<M>,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     reproduce_liu2024(study, out, &Liu2024Options::default())
 }
 
@@ -187,19 +188,20 @@ pub(super) fn reproduce<M: DatasetScorer>(
 /// # Errors
 /// [`RobustError::Data`] / [`RobustError::Model`] when a data set or a model fails;
 /// [`RobustError::Measure`] when a measure fails on a model's scores (naming model and data set);
-/// [`RobustError::Io`] / [`RobustError::Draw`] when a file cannot be written. Figure 4 with too
+/// [`PaperError::Report`] (`ReportError::Io` / `ReportError::Draw`) when a file cannot be written. Figure 4 with too
 /// few models, or measures constant across the models, is listed as out of reach, not an error.
 pub fn reproduce_liu2024<M: DatasetScorer>(
     study: &mut Study<M>,
     out: &mut Reproduction,
     options: &Liu2024Options,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     if options.mi_neighbors == 0 {
         return Err(RobustError::InvalidConfig(
             "liu2024: mi_neighbors (--liu2024-mi-neighbors) is 0; the nearest-neighbour mutual \
              information of Figure 4 needs at least 1 neighbour (the paper's numbers come from 1)"
                 .to_owned(),
-        ));
+        )
+        .into());
     }
     let names = study.model_names();
     out.set_study(study);
@@ -282,7 +284,7 @@ fn measure_models<M: DatasetScorer>(
     indicator: &Indicator,
     kls: &Kls,
     jss: &Jss,
-) -> Result<Measured, RobustError> {
+) -> Result<Measured, PaperError> {
     let mut models: Vec<String> = Vec::new();
     let mut excluded: Vec<String> = Vec::new();
     let mut measures: Vec<[SetMeasures; 2]> = Vec::new();
@@ -329,7 +331,8 @@ fn measure_models<M: DatasetScorer>(
             "liu2024 compares masked LMs by their AUL, CPS and SSS scores; none of the models \
              ({}) has them: give masked LM folders to --models",
             names.join(", ")
-        )));
+        ))
+        .into());
     }
     let mut common = Vec::new();
     if !excluded.is_empty() {
@@ -518,7 +521,7 @@ mod tests {
             ..Liu2024Options::default()
         };
         match reproduce_liu2024(&mut study, &mut out, &options) {
-            Err(RobustError::InvalidConfig(m)) => {
+            Err(PaperError::Robust(RobustError::InvalidConfig(m))) => {
                 assert!(
                     m.contains("--liu2024-mi-neighbors") && m.contains("at least 1"),
                     "{m}"

@@ -1,9 +1,10 @@
 //! liu2024's Tables 1–5 and the notes they carry.
 
 use super::*;
+use crate::PaperError;
 
 /// Table 1: Shapiro–Wilk on the AUL scores per model and data set, beside the paper's rows.
-pub(super) fn write_table_1(m: &Measured, out: &mut Reproduction) -> Result<(), RobustError> {
+pub(super) fn write_table_1(m: &Measured, out: &mut Reproduction) -> Result<(), PaperError> {
     let (models, measures) = (&m.models, &m.measures);
     // Table 1: Shapiro–Wilk on the AUL scores per model × data set.
     let mut t1 = Table::new(&[
@@ -76,7 +77,7 @@ pub(super) fn write_table_2(
     m: &Measured,
     conventions: Option<String>,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let (models, measures) = (&m.models, &m.measures);
     // Table 2: the measures per model, and the models ranked per measure.
     let mut t2 = Table::new(&[
@@ -174,7 +175,7 @@ pub(super) fn write_table_2(
 }
 
 /// Table 3: KLS and JSS per bias type, beside the paper's.
-pub(super) fn write_table_3(m: &Measured, out: &mut Reproduction) -> Result<(), RobustError> {
+pub(super) fn write_table_3(m: &Measured, out: &mut Reproduction) -> Result<(), PaperError> {
     let (models, measures) = (&m.models, &m.measures);
     // Table 3: KLS / JSS per bias type.
     let mut cols: Vec<String> = vec!["data set".into(), "bias type".into(), "n".into()];
@@ -268,7 +269,7 @@ pub(super) fn write_table_3(m: &Measured, out: &mut Reproduction) -> Result<(), 
 }
 
 /// Table 4: the stereotype and anti-stereotype sample groups on CrowS-Pairs (AUL).
-pub(super) fn write_table_4(m: &Measured, out: &mut Reproduction) -> Result<(), RobustError> {
+pub(super) fn write_table_4(m: &Measured, out: &mut Reproduction) -> Result<(), PaperError> {
     let (models, measures) = (&m.models, &m.measures);
     // Table 4: score groups on CrowS-Pairs (AUL).
     let mut t4 = Table::new(&[
@@ -339,7 +340,7 @@ pub(super) fn pll_example(
     indicator: &Indicator,
     kls: &Kls,
     jss: &Jss,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let rows = PLL_EXAMPLE
         .iter()
         .enumerate()

@@ -1,8 +1,9 @@
 //! The paraphrase study's Figure 1 (its Figures 2–4 are drawn by `bias_report::paraphrase::draw_paper_figures`).
 
 use super::*;
+use crate::PaperError;
 
-pub(super) fn figure_1(set: &[SentencePair], out: &mut Reproduction) -> Result<(), RobustError> {
+pub(super) fn figure_1(set: &[SentencePair], out: &mut Reproduction) -> Result<(), PaperError> {
     let title = "An original CrowS-Pairs pair and its paraphrases (\"bad at saving money\")";
     let pairs: Vec<&SentencePair> = set
         .iter()

@@ -15,6 +15,7 @@
 //! scored twice. The paper's printed numbers ([`bias_robust::paraphrase::paper`]) are shown in rows
 //! whose `source` is `paper`.
 
+use crate::PaperError;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use bias_core::{BiasType, DatasetScorer, ScoreRow, ScoreTable, SentencePair};
@@ -159,24 +160,26 @@ fn max_pairs_note<M: DatasetScorer>(study: &Study<M>) -> Option<String> {
 fn paper_draws(
     set: &[SentencePair],
     options: &Paraphrase2022Options,
-) -> Result<Vec<Vec<SentencePair>>, RobustError> {
+) -> Result<Vec<Vec<SentencePair>>, PaperError> {
     if options.draws == 0 {
         return Err(RobustError::InvalidParameter {
             name: "paraphrase draws".into(),
             value: "0".into(),
             expected: "at least 1 seeded paper-sized draw".into(),
-        });
+        }
+        .into());
     }
     (0..options.draws as u64)
         .map(|k| draw_paper_group_sizes(set, options.reading, options.seed.wrapping_add(k)))
-        .collect()
+        .collect::<Result<_, _>>()
+        .map_err(PaperError::from)
 }
 
 /// Writes the paper's tables and figures with the default options.
 pub(super) fn reproduce<M: DatasetScorer>(
     study: &mut Study<M>,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     reproduce_paraphrase(study, out, &Paraphrase2022Options::default())
 }
 
@@ -190,12 +193,12 @@ pub(super) fn reproduce<M: DatasetScorer>(
 /// [`RobustError::InvalidParameter`] for `options.draws` = 0 or a [`Table1Reading`] the shipped
 /// set cannot meet (a bias type with fewer paraphrases than the reading needs); those of
 /// [`bias_robust::paraphrase_agreement`]; [`RobustError::Data`] / [`RobustError::Model`] when a model
-/// fails; [`RobustError::Io`] / [`RobustError::Draw`] when a file cannot be written.
+/// fails; [`PaperError::Report`] (`ReportError::Io` / `ReportError::Draw`) when a file cannot be written.
 pub fn reproduce_paraphrase<M: DatasetScorer>(
     study: &mut Study<M>,
     out: &mut Reproduction,
     options: &Paraphrase2022Options,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     out.set_study(study);
     let quick = max_pairs_note(study);
     // Table 1, Figure 1 and the group sizes describe the data set: always the whole shipped set.

@@ -1,6 +1,7 @@
 //! The paraphrase study's Tables 1 and 2 and its §2.2 analysis.
 
 use super::*;
+use crate::PaperError;
 
 /// The `group sizes` cell of a paper-sized row, e.g. `paper (includes-originals)`.
 pub(super) fn paper_sized_label(options: &Paraphrase2022Options) -> String {
@@ -33,7 +34,7 @@ pub(super) fn ratio(a: usize, b: usize, decimals: usize) -> Cell {
     }
 }
 
-pub(super) fn table_1(pairs: &[SentencePair], out: &mut Reproduction) -> Result<(), RobustError> {
+pub(super) fn table_1(pairs: &[SentencePair], out: &mut Reproduction) -> Result<(), PaperError> {
     let (originals, paraphrases) = counts(pairs);
     let mut t = Table::new(&[
         "bias type",
@@ -87,7 +88,7 @@ pub(super) fn group_sizes_table(
     drawn: &[SentencePair],
     options: &Paraphrase2022Options,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let (originals, paraphrases) = counts(set);
     let (_, kept) = counts(drawn);
     let mut t = Table::new(&[
@@ -176,7 +177,7 @@ pub(super) fn table_2(
     reports: &[ModelReport],
     notes: &[String],
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let title =
         "MDIFF of \"… a black / white man had attacked / assaulted / ambushed her …\" per model";
     let mut columns = vec!["source", "model", "scorer"];
@@ -247,7 +248,7 @@ pub(super) fn analysis(
     notes: &[String],
     options: &Paraphrase2022Options,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let mut t = Table::new(&[
         "source",
         "model",
@@ -348,7 +349,7 @@ pub(super) fn group_sizes_mper_agree(
     notes: &[String],
     options: &Paraphrase2022Options,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let mut t = Table::new(&[
         "source",
         "model",

@@ -1,6 +1,7 @@
 //! schroeder2024's Figures 1–3 (sample-wise and aggregated cosine scores against PLL, test–retest deviations).
 
 use super::*;
+use crate::PaperError;
 
 /// One colour per score in every figure.
 pub(super) fn score_colour(score: &str) -> usize {
@@ -11,7 +12,7 @@ pub(super) fn write_csv(
     path: &Path,
     header: &[&str],
     rows: &[Vec<String>],
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let io = |e: csv::Error| RobustError::Io {
         action: "write",
         path: path.to_owned(),
@@ -22,10 +23,12 @@ pub(super) fn write_csv(
     for r in rows {
         w.write_record(r).map_err(io)?;
     }
-    w.flush().map_err(|source| RobustError::Io {
-        action: "write",
-        path: path.to_owned(),
-        source,
+    w.flush().map_err(|source| {
+        PaperError::from(RobustError::Io {
+            action: "write",
+            path: path.to_owned(),
+            source,
+        })
     })
 }
 
@@ -68,7 +71,7 @@ pub(super) fn figure1(
     settings: &str,
     models_note: &str,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let reading = options.figure1;
     let mut panels = Vec::new();
     let mut rows = Vec::new();
@@ -185,7 +188,7 @@ pub(super) fn figure2(
     settings: &str,
     models_note: &str,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let mut panels = Vec::new();
     let mut rows = Vec::new();
     for (t, s) in sets.iter().enumerate() {
@@ -262,7 +265,7 @@ pub(super) fn retest_models(
     t: usize,
     options: &SchroederOptions,
     retest: &RetestOptions,
-) -> Result<(PerScore, Vec<usize>), RobustError> {
+) -> Result<(PerScore, Vec<usize>), PaperError> {
     // per[score][model] = one result per share.
     let mut per: PerScore = Default::default();
     let mut n_targets = Vec::new();
@@ -406,7 +409,7 @@ pub(super) fn figure3(
     options: &SchroederOptions,
     out: &mut Reproduction,
     models_note: &str,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let title = "Deviation of bias scores on random subsets of the targets (data: figure-3.csv)";
     let Some(t) = sets.iter().position(|s| s.bias_type == BiasType::Gender) else {
         out.out_of_reach("figure-3", title, "the defining sets have no gender type");

@@ -15,6 +15,7 @@
 //! for antistereo rows, as the authors' `compute_individual_bias`), aggregated as the percentage
 //! of pairs where it is positive.
 
+use crate::PaperError;
 use bias_core::Scorer;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -280,15 +281,13 @@ const SCORES: [&str; 4] = ["SAME", "WEAT", "gWEAT", "DirectBias"];
 fn embed_f64<M: DatasetScorer + Embedder + DifferenceMasker>(
     model: &mut M,
     texts: &[String],
-) -> Result<Array2<f64>, RobustError> {
+) -> Result<Array2<f64>, PaperError> {
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     match model.embed(&refs) {
         Ok(m) => Ok(m.mapv(f64::from)),
-        Err(e) => Err(RobustError::model(
-            model.name(),
-            DataSet::CrowsPairs.name(),
-            Box::new(e),
-        )),
+        Err(e) => {
+            Err(RobustError::model(model.name(), DataSet::CrowsPairs.name(), Box::new(e)).into())
+        }
     }
 }
 
@@ -297,11 +296,11 @@ fn neutral_target<M: DatasetScorer + Embedder + DifferenceMasker>(
     model: &mut M,
     pair: &SentencePair,
     masking: Masking,
-) -> Result<String, RobustError> {
+) -> Result<String, PaperError> {
     match masking {
         Masking::PerToken => model
             .mask_differing_tokens(&pair.stereo, &pair.anti)
-            .map_err(|e| RobustError::model(model.name(), DataSet::CrowsPairs.name(), e)),
+            .map_err(|e| RobustError::model(model.name(), DataSet::CrowsPairs.name(), e).into()),
         Masking::PerSpan => Ok(mask_spans(&pair.stereo, &pair.anti, "[MASK]")),
     }
 }
@@ -319,7 +318,7 @@ fn signed_difference(more_minus_less: f64, direction: Direction, labels: StereoL
 fn embed_groups<M: DatasetScorer + Embedder + DifferenceMasker>(
     model: &mut M,
     sets: &DefiningSets,
-) -> Result<Vec<Array2<f64>>, RobustError> {
+) -> Result<Vec<Array2<f64>>, PaperError> {
     let mut groups = Vec::with_capacity(sets.groups.len());
     for g in 0..sets.groups.len() {
         let terms: Vec<String> = sets.group_terms(g).into_iter().map(str::to_owned).collect();
@@ -333,12 +332,12 @@ fn tuples_of(
     groups: &[Array2<f64>],
     which: &[usize],
     what: &str,
-) -> Result<Vec<Array2<f64>>, RobustError> {
+) -> Result<Vec<Array2<f64>>, PaperError> {
     (0..groups[which[0]].nrows())
         .map(|i| {
             let rows: Vec<_> = which.iter().map(|&g| groups[g].row(i)).collect();
             ndarray::stack(Axis(0), &rows).map_err(|source| {
-                RobustError::Embed(bias_embed::EmbedError::Shape {
+                PaperError::from(bias_embed::EmbedError::Shape {
                     what: format!("{what} tuple {i}"),
                     source,
                 })
@@ -354,7 +353,7 @@ fn subspace_of(
     k: usize,
     vectors: SubspaceVectors,
     what: &str,
-) -> Result<BiasSubspace, RobustError> {
+) -> Result<BiasSubspace, PaperError> {
     let tuples = tuples_of(groups, which, what)?;
     let views: Vec<_> = tuples.iter().map(|m| m.view()).collect();
     Ok(bias_subspace_with(&views, k, vectors)?)
@@ -368,7 +367,7 @@ fn pair_scores(
     (g, cf): (usize, usize),
     options: &SchroederOptions,
     cache: &mut BTreeMap<(usize, usize), BiasSubspace>,
-) -> Result<(Option<f64>, f64, f64), RobustError> {
+) -> Result<(Option<f64>, f64, f64), PaperError> {
     let weat = weat_association(target, groups[g].view(), groups[cf].view())?[0];
     if g == cf {
         // The authors' DirectBias(k = 1) on a group against itself: sklearn's PCA of the all-zero
@@ -404,7 +403,7 @@ pub fn type_scores<M: DatasetScorer + Embedder + DifferenceMasker>(
     more_minus_less: &BTreeMap<String, f64>,
     sets: &DefiningSets,
     options: &SchroederOptions,
-) -> Result<Option<TypeScores>, RobustError> {
+) -> Result<Option<TypeScores>, PaperError> {
     let (mut kept, excluded) = select_pairs(pairs, sets, options.filter, options.split);
     let data_order = data_group_order(&kept);
     options.group_order.apply(&mut kept);
@@ -510,7 +509,7 @@ pub fn type_scores<M: DatasetScorer + Embedder + DifferenceMasker>(
 fn cps_differences<M: DatasetScorer + Embedder + DifferenceMasker>(
     study: &mut Study<M>,
     i: usize,
-) -> Result<BTreeMap<String, f64>, RobustError> {
+) -> Result<BTreeMap<String, f64>, PaperError> {
     let table = study.scores(i, DataSet::CrowsPairs)?;
     Ok(table
         .rows()
@@ -654,7 +653,7 @@ const BIOS_JIGSAW: &str = "the BIOS supervised subset (Schröder et al. 2023) an
 pub(super) fn reproduce<M: DatasetScorer + Embedder + DifferenceMasker>(
     study: &mut Study<M>,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     reproduce_with(study, out, &SchroederOptions::default())
 }
 
@@ -666,7 +665,7 @@ pub fn reproduce_with<M: DatasetScorer + Embedder + DifferenceMasker>(
     study: &mut Study<M>,
     out: &mut Reproduction,
     options: &SchroederOptions,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     out.set_study(study);
     for (name, value) in options.named() {
         out.option(name, value);

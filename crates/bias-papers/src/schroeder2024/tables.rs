@@ -1,6 +1,7 @@
 //! schroeder2024's Tables 1 and 3 and the §4.3.4 analysis.
 
 use super::*;
+use crate::PaperError;
 
 /// One sentence on the settings every number of the MLM experiment depends on.
 pub(super) fn settings_note(options: &SchroederOptions) -> String {
@@ -41,7 +42,7 @@ pub(super) fn table1(
     sets: &[DefiningSets],
     options: &SchroederOptions,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let mut t1 = Table::new(&[
         "attribute",
         "groups",
@@ -87,7 +88,7 @@ pub(super) fn analysis_434(
     settings: &str,
     models_note: &str,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let mut t434 = Table::new(&[
         "model",
         "attribute",
@@ -190,7 +191,7 @@ pub(super) fn table3(
     settings: &str,
     models_note: &str,
     out: &mut Reproduction,
-) -> Result<(), RobustError> {
+) -> Result<(), PaperError> {
     let mut t3 = Table::new(&[
         "cosine score",
         "BIOS gender",

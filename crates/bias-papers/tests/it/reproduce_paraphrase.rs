@@ -80,7 +80,7 @@ impl DatasetScorer for Fake {
     }
 }
 
-fn run(name: &str, options: &Paraphrase2022Options) -> Result<PathBuf, bias_robust::RobustError> {
+fn run(name: &str, options: &Paraphrase2022Options) -> Result<PathBuf, bias_papers::PaperError> {
     let dir = scratch(name);
     let models: Vec<Box<dyn DatasetScorer>> = vec![Box::new(Fake)];
     let mut study = Study::new(models, dir.join("data"), dir.join("scores"))?;

@@ -1,6 +1,7 @@
 //! The paraphrase-robustness study's figures across models: MAGREEMENT counts per model
 //! (Figure 2) and per model and bias type (Figure 3), MDIFF per sample (Figure 4).
 
+use crate::ReportError;
 use std::path::Path;
 
 use plotters::coord::Shift;
@@ -11,7 +12,7 @@ use super::style::{
     box_swatch, colour, finite_range, font, legend, padded, CAPTION_SIZE, GREY, LABEL_SIZE,
     PALETTE, TICK_SIZE,
 };
-use bias_robust::{ParaphraseReport, RobustError};
+use bias_robust::ParaphraseReport;
 
 /// The colour of MAGREEMENT = 1 and of MAGREEMENT = 0 bars.
 const AGREE: RGBColor = PALETTE[2];
@@ -30,7 +31,7 @@ fn short(label: &str) -> String {
 fn check_models(
     figure: &'static str,
     reports: &[(&str, &ParaphraseReport)],
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     if reports.is_empty() {
         return Err(input_error(
             figure,
@@ -62,12 +63,12 @@ struct BarPanels {
 /// `OUT_STEM.svg`.
 ///
 /// # Errors
-/// [`RobustError::FigureInput`] with no report; [`RobustError::Io`] / [`RobustError::Draw`] if
+/// [`ReportError::FigureInput`] with no report; [`ReportError::Io`] / [`ReportError::Draw`] if
 /// a file cannot be written.
 pub fn agreement_counts(
     reports: &[(&str, &ParaphraseReport)],
     out_stem: impl AsRef<Path>,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     check_models("MAGREEMENT counts per model", reports)?;
     let panel = Bars {
         title: String::new(),
@@ -94,12 +95,12 @@ pub fn agreement_counts(
 /// `OUT_STEM.svg`.
 ///
 /// # Errors
-/// As [`agreement_counts`]; also [`RobustError::FigureInput`] when the reports hold no bias
+/// As [`agreement_counts`]; also [`ReportError::FigureInput`] when the reports hold no bias
 /// type.
 pub fn agreement_by_type(
     reports: &[(&str, &ParaphraseReport)],
     out_stem: impl AsRef<Path>,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     check_models("MAGREEMENT counts per model and bias type", reports)?;
     let mut types = std::collections::BTreeSet::new();
     for (_, r) in reports {
@@ -255,12 +256,12 @@ struct Scatter {
 /// `OUT_STEM.png` and `OUT_STEM.svg`.
 ///
 /// # Errors
-/// [`RobustError::FigureInput`] with no report or no finite MDIFF; [`RobustError::Io`] /
-/// [`RobustError::Draw`] if a file cannot be written.
+/// [`ReportError::FigureInput`] with no report or no finite MDIFF; [`ReportError::Io`] /
+/// [`ReportError::Draw`] if a file cannot be written.
 pub fn mdiff_by_sample(
     reports: &[(&str, &ParaphraseReport)],
     out_stem: impl AsRef<Path>,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     check_models("MDIFF per sample", reports)?;
     let models: Vec<Samples> = reports
         .iter()

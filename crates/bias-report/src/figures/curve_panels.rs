@@ -1,6 +1,7 @@
 //! Robustness of a measure to sub-sampling, one panel per scorer (liu2024 Fig. 5 as small
 //! multiples).
 
+use crate::ReportError;
 use std::path::Path;
 
 use plotters::coord::Shift;
@@ -12,7 +13,7 @@ use super::legend_strip::{legend_strip, strip_height, Key};
 use super::output::{input_error, render, DrawResult, Figure};
 use super::style::CAPTION_SIZE;
 use super::style::{colour, decimals, finite_range, font, padded, GREY, LABEL_SIZE, TICK_SIZE};
-use bias_robust::{RobustError, RobustnessReport};
+use bias_robust::RobustnessReport;
 
 const FIGURE: &str = "robustness panels";
 /// Size of one panel, and the most panels side by side.
@@ -67,16 +68,16 @@ struct CurvePanels {
 /// `OUT_STEM.svg`.
 ///
 /// # Errors
-/// [`RobustError::InvalidParameter`] if `measure` is in no panel's report;
-/// [`RobustError::FigureInput`] for no panels, a panel naming a model its report does not have,
-/// or no finite rate or value of `measure`; [`RobustError::Io`] if the output folder cannot be
-/// created; [`RobustError::Draw`] if a file cannot be drawn or written.
+/// [`ReportError::InvalidParameter`] if `measure` is in no panel's report;
+/// [`ReportError::FigureInput`] for no panels, a panel naming a model its report does not have,
+/// or no finite rate or value of `measure`; [`ReportError::Io`] if the output folder cannot be
+/// created; [`ReportError::Draw`] if a file cannot be drawn or written.
 pub fn robustness_panels(
     panels: &[CurvePanel<'_>],
     measure: &str,
     title: &str,
     out_stem: impl AsRef<Path>,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     if panels.is_empty() {
         return Err(input_error(FIGURE, "no panel to draw"));
     }
@@ -91,7 +92,7 @@ pub fn robustness_panels(
                 .iter()
                 .flat_map(|p| p.report.measures.iter().map(String::as_str)),
         );
-        return Err(RobustError::InvalidParameter {
+        return Err(ReportError::InvalidParameter {
             name: "measure".into(),
             value: measure.into(),
             expected: format!("one of the reports' measures {measures:?}"),
@@ -135,7 +136,7 @@ fn panel_data(
     p: &CurvePanel<'_>,
     measure: &str,
     names: &mut Vec<String>,
-) -> Result<PanelData, RobustError> {
+) -> Result<PanelData, ReportError> {
     let report = p.report;
     let models = if p.models.is_empty() {
         &report.models

@@ -1,5 +1,6 @@
 //! Robustness of a measure to sub-sampling, per model (liu2024 Fig. 5).
 
+use crate::ReportError;
 use std::path::Path;
 
 use plotters::coord::Shift;
@@ -10,7 +11,7 @@ use super::style::{
     colour, dashed_swatch, decimals, finite_range, font, legend, padded, swatch, CAPTION_SIZE,
     LABEL_SIZE, TICK_SIZE,
 };
-use bias_robust::{RobustError, RobustnessReport};
+use bias_robust::RobustnessReport;
 
 /// One model's curve: name, full-data value, `(rate, mean, q025, q975)` by rate.
 type ModelCurve = (String, f64, Vec<(f64, f64, f64, f64)>);
@@ -33,15 +34,15 @@ struct CurveData {
 /// full-data order (`mean_order_kept == false`). Writes `OUT_STEM.png` and `OUT_STEM.svg`.
 ///
 /// # Errors
-/// [`RobustError::InvalidParameter`] if `measure` is not in the report;
-/// [`RobustError::FigureInput`] if no rate or no value of `measure` is finite;
-/// [`RobustError::Io`] if the output folder cannot be created; [`RobustError::Draw`] if a file
+/// [`ReportError::InvalidParameter`] if `measure` is not in the report;
+/// [`ReportError::FigureInput`] if no rate or no value of `measure` is finite;
+/// [`ReportError::Io`] if the output folder cannot be created; [`ReportError::Draw`] if a file
 /// cannot be drawn or written.
 pub fn robustness_curves(
     report: &RobustnessReport,
     measure: &str,
     out_stem: impl AsRef<Path>,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     let mut models = Vec::new();
     for model in &report.models {
         let mut points: Vec<(f64, f64, f64, f64)> = report
@@ -62,7 +63,7 @@ pub fn robustness_curves(
         models.push((model.clone(), full, points));
     }
     if models.is_empty() {
-        return Err(RobustError::InvalidParameter {
+        return Err(ReportError::InvalidParameter {
             name: "measure".into(),
             value: measure.into(),
             expected: format!("one of the report's measures {:?}", report.measures),

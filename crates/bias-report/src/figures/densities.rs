@@ -13,7 +13,8 @@ use super::style::{
     dashed_swatch, decimals, finite_range, font, legend, linspace, swatch, ANTI_COLOUR,
     CAPTION_SIZE, LABEL_SIZE, STEREO_COLOUR, TICK_SIZE,
 };
-use bias_robust::RobustError;
+
+use crate::ReportError;
 
 /// One curve: label, colour, density on the grid, dashed or not.
 type DensitySeries = (String, RGBColor, Vec<f64>, bool);
@@ -30,14 +31,14 @@ struct DensityData {
 /// [`Gaussian::fit`] dashed (liu2024 Fig. 2). Writes `OUT_STEM.png` and `OUT_STEM.svg`.
 ///
 /// # Errors
-/// [`RobustError::Metrics`] with fewer than 2 rows, non-finite scores or scores that are all
-/// equal (no bandwidth), or if a normal cannot be fitted; [`RobustError::Io`] if the output
-/// folder cannot be created; [`RobustError::Draw`] if a file cannot be drawn or written.
+/// [`RobustError::Metrics`](bias_robust::RobustError::Metrics) with fewer than 2 rows, non-finite scores or scores that are all
+/// equal (no bandwidth), or if a normal cannot be fitted; [`ReportError::Io`] if the output
+/// folder cannot be created; [`ReportError::Draw`] if a file cannot be drawn or written.
 pub fn score_densities(
     table: &ScoreTable,
     title: &str,
     out_stem: impl AsRef<Path>,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     let stereo: Vec<f64> = table.rows().iter().map(|r| r.score_stereo).collect();
     let anti: Vec<f64> = table.rows().iter().map(|r| r.score_anti).collect();
     let h = scott_bandwidth(&stereo)?.max(scott_bandwidth(&anti)?);

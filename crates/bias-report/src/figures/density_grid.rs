@@ -16,7 +16,8 @@ use super::style::{
     decimals, finite_range, font, linspace, ANTI_COLOUR, CAPTION_SIZE, GREY, LABEL_SIZE,
     STEREO_COLOUR, TICK_SIZE,
 };
-use bias_robust::RobustError;
+
+use crate::ReportError;
 
 const FIGURE: &str = "score density grid";
 /// Width of one column (one model), height of one row (one scorer), the least figure width and
@@ -59,15 +60,15 @@ struct DensityGrid {
 /// `OUT_STEM.png` and `OUT_STEM.svg`.
 ///
 /// # Errors
-/// [`RobustError::FigureInput`] for no slices, slices of more than one data set, two slices of
+/// [`ReportError::FigureInput`] for no slices, slices of more than one data set, two slices of
 /// one (scorer, model), or a slice whose densities cannot be computed (fewer than 2 rows,
-/// non-finite scores or scores that are all equal), naming the slice; [`RobustError::Io`] if the
-/// output folder cannot be created; [`RobustError::Draw`] if a file cannot be drawn or written.
+/// non-finite scores or scores that are all equal), naming the slice; [`ReportError::Io`] if the
+/// output folder cannot be created; [`ReportError::Draw`] if a file cannot be drawn or written.
 pub fn score_density_grid(
     slices: &[&ScoreSlice],
     title: &str,
     out_stem: impl AsRef<Path>,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     let first = slices
         .first()
         .ok_or_else(|| input_error(FIGURE, "no score slices to draw"))?;
@@ -117,7 +118,7 @@ pub(super) fn first_appearance<'s>(names: impl Iterator<Item = &'s str>) -> Vec<
 }
 
 /// A slice's densities cannot be computed: the error names the slice.
-fn slice_error(s: &ScoreSlice, e: MetricsError) -> RobustError {
+fn slice_error(s: &ScoreSlice, e: MetricsError) -> ReportError {
     input_error(
         FIGURE,
         format!(
@@ -132,7 +133,7 @@ fn density_row(
     slices: &[&ScoreSlice],
     scorer: &str,
     models: &[String],
-) -> Result<Row, RobustError> {
+) -> Result<Row, ReportError> {
     let mut scores = Vec::new();
     for model in models {
         let slice = slices

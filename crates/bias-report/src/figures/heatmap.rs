@@ -1,5 +1,6 @@
 //! Heat map of Pearson's r between measures.
 
+use crate::ReportError;
 use std::path::Path;
 
 use plotters::coord::Shift;
@@ -8,7 +9,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::output::{input_error, render, DrawResult, Figure};
 use super::style::{font, CAPTION_SIZE, LABEL_SIZE, TICK_SIZE};
-use bias_robust::{MeasureCorrelation, RobustError};
+use bias_robust::MeasureCorrelation;
 
 /// Diverging blue–white–red colour of `r ∈ [−1, 1]` (grey for a non-finite value).
 fn diverging(r: f64) -> RGBColor {
@@ -36,13 +37,13 @@ struct Heatmap<'a> {
 /// (blue −1, white 0, red +1), with a colour bar. Writes `OUT_STEM.png` and `OUT_STEM.svg`.
 ///
 /// # Errors
-/// [`RobustError::FigureInput`] with no measures or an `r` that is not `measures × measures`;
-/// [`RobustError::Io`] if the output folder cannot be created; [`RobustError::Draw`] if a file
+/// [`ReportError::FigureInput`] with no measures or an `r` that is not `measures × measures`;
+/// [`ReportError::Io`] if the output folder cannot be created; [`ReportError::Draw`] if a file
 /// cannot be drawn or written.
 pub fn correlation_heatmap(
     corr: &MeasureCorrelation,
     out_stem: impl AsRef<Path>,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     let n = corr.measures.len();
     let problem = if n == 0 {
         Some("no measures".to_owned())

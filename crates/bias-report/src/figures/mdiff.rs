@@ -1,5 +1,6 @@
 //! Histogram of the paraphrase MDIFFs with the near-tie band.
 
+use crate::ReportError;
 use std::path::Path;
 
 use plotters::coord::Shift;
@@ -10,7 +11,7 @@ use super::style::{
     box_swatch, finite_range, font, legend, padded, CAPTION_SIZE, GREY, LABEL_SIZE, PALETTE,
     TICK_SIZE,
 };
-use bias_robust::{ParaphraseReport, RobustError};
+use bias_robust::ParaphraseReport;
 
 struct HistData {
     tau: f64,
@@ -26,16 +27,16 @@ struct HistData {
 /// edges dashed. Writes `OUT_STEM.png` and `OUT_STEM.svg`.
 ///
 /// # Errors
-/// [`RobustError::InvalidParameter`] for a `tau` that is negative or not finite;
-/// [`RobustError::FigureInput`] with no finite MDIFF; [`RobustError::Io`] if the output folder
-/// cannot be created; [`RobustError::Draw`] if a file cannot be drawn or written.
+/// [`ReportError::InvalidParameter`] for a `tau` that is negative or not finite;
+/// [`ReportError::FigureInput`] with no finite MDIFF; [`ReportError::Io`] if the output folder
+/// cannot be created; [`ReportError::Draw`] if a file cannot be drawn or written.
 pub fn mdiff_histogram(
     report: &ParaphraseReport,
     tau: f64,
     out_stem: impl AsRef<Path>,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     if !(tau.is_finite() && tau >= 0.0) {
-        return Err(RobustError::InvalidParameter {
+        return Err(ReportError::InvalidParameter {
             name: "tau".into(),
             value: tau.to_string(),
             expected: "a finite number ≥ 0".into(),

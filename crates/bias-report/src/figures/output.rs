@@ -6,7 +6,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::style::ensure_font;
-use bias_robust::RobustError;
+
+use crate::ReportError;
 
 /// What a drawing step returns: plotters' error, boxed (its type depends on the backend).
 pub(super) type DrawResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
@@ -32,10 +33,10 @@ pub fn with_extension(stem: &Path, ext: &str) -> PathBuf {
 }
 
 /// Draws `figure` on `STEM.png` and `STEM.svg`, creating the missing parent folders.
-pub(super) fn render(stem: &Path, figure: &impl Figure) -> Result<(), RobustError> {
+pub(super) fn render(stem: &Path, figure: &impl Figure) -> Result<(), ReportError> {
     ensure_font();
     if let Some(parent) = stem.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|source| RobustError::Io {
+        std::fs::create_dir_all(parent).map_err(|source| ReportError::Io {
             action: "create",
             path: parent.to_path_buf(),
             source,
@@ -44,10 +45,10 @@ pub(super) fn render(stem: &Path, figure: &impl Figure) -> Result<(), RobustErro
     let size = figure.size();
     let png = with_extension(stem, "png");
     draw_on(BitMapBackend::new(&png, size).into_drawing_area(), figure)
-        .map_err(|source| RobustError::Draw { path: png, source })?;
+        .map_err(|source| ReportError::Draw { path: png, source })?;
     let svg = with_extension(stem, "svg");
     draw_on(SVGBackend::new(&svg, size).into_drawing_area(), figure)
-        .map_err(|source| RobustError::Draw { path: svg, source })
+        .map_err(|source| ReportError::Draw { path: svg, source })
 }
 
 fn draw_on<DB>(root: DrawingArea<DB, Shift>, figure: &impl Figure) -> DrawResult
@@ -61,9 +62,9 @@ where
     Ok(())
 }
 
-/// [`RobustError::FigureInput`]: `figure` cannot be drawn from its input, because of `problem`.
-pub(super) fn input_error(figure: &'static str, problem: impl Into<String>) -> RobustError {
-    RobustError::FigureInput {
+/// [`ReportError::FigureInput`]: `figure` cannot be drawn from its input, because of `problem`.
+pub(super) fn input_error(figure: &'static str, problem: impl Into<String>) -> ReportError {
+    ReportError::FigureInput {
         figure,
         problem: problem.into(),
     }

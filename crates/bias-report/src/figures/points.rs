@@ -10,7 +10,8 @@ use super::output::{input_error, render, DrawResult, Figure};
 use super::style::{
     colour, finite_range, font, legend, padded, swatch, CAPTION_SIZE, LABEL_SIZE, TICK_SIZE,
 };
-use bias_robust::RobustError;
+
+use crate::ReportError;
 
 /// One series of a [`PointPanel`]: a name for the legend and its `(x, y)` points.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,10 +100,10 @@ impl Figure for Panels<'_> {
 /// `OUT_STEM.png` and `OUT_STEM.svg`.
 ///
 /// # Errors
-/// [`RobustError::FigureInput`] with no panel or a panel without a finite point;
-/// [`RobustError::Io`] if the output folder cannot be created; [`RobustError::Draw`] if a file
+/// [`ReportError::FigureInput`] with no panel or a panel without a finite point;
+/// [`ReportError::Io`] if the output folder cannot be created; [`ReportError::Draw`] if a file
 /// cannot be drawn or written.
-pub fn point_panels(panels: &[PointPanel], out_stem: impl AsRef<Path>) -> Result<(), RobustError> {
+pub fn point_panels(panels: &[PointPanel], out_stem: impl AsRef<Path>) -> Result<(), ReportError> {
     if panels.is_empty() {
         return Err(input_error("point panels", "no panel"));
     }

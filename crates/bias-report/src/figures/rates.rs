@@ -11,7 +11,8 @@ use super::style::{
     colour, decimals, finite_range, font, legend, padded, swatch, CAPTION_SIZE, LABEL_SIZE,
     TICK_SIZE,
 };
-use bias_robust::RobustError;
+
+use crate::ReportError;
 
 /// One line of a [`RatePanel`]: a label, its `(r, value)` points, and the base model's value
 /// (drawn as a dashed level of the same colour).
@@ -49,13 +50,13 @@ struct RateFigure<'a> {
 /// `OUT_STEM.svg`.
 ///
 /// # Errors
-/// [`RobustError::FigureInput`] for no panels or a panel without a finite point;
-/// [`RobustError::Io`] / [`RobustError::Draw`] if the files cannot be written.
+/// [`ReportError::FigureInput`] for no panels or a panel without a finite point;
+/// [`ReportError::Io`] / [`ReportError::Draw`] if the files cannot be written.
 pub fn rate_lines(
     title: &str,
     panels: &[RatePanel],
     out_stem: impl AsRef<Path>,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     if panels.is_empty() {
         return Err(input_error("rate lines", "no panel to draw"));
     }

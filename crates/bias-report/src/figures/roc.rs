@@ -10,7 +10,8 @@ use super::output::{input_error, render, DrawResult, Figure};
 use super::style::{
     colour, dashed_swatch, font, legend, swatch, CAPTION_SIZE, GREY, LABEL_SIZE, TICK_SIZE,
 };
-use bias_robust::RobustError;
+
+use crate::ReportError;
 
 /// The curves to draw: `(label, curve, auc)`.
 struct RocData<'a>(&'a [(&'a str, &'a RocCurve, f64)]);
@@ -19,13 +20,13 @@ struct RocData<'a>(&'a [(&'a str, &'a RocCurve, f64)]);
 /// AUC. Writes `OUT_STEM.png` and `OUT_STEM.svg`.
 ///
 /// # Errors
-/// [`RobustError::FigureInput`] with no curves or a curve whose `fpr` and `tpr` differ in
-/// length or are empty; [`RobustError::Io`] if the output folder cannot be created;
-/// [`RobustError::Draw`] if a file cannot be drawn or written.
+/// [`ReportError::FigureInput`] with no curves or a curve whose `fpr` and `tpr` differ in
+/// length or are empty; [`ReportError::Io`] if the output folder cannot be created;
+/// [`ReportError::Draw`] if a file cannot be drawn or written.
 pub fn roc_curves(
     curves: &[(&str, &RocCurve, f64)],
     out_stem: impl AsRef<Path>,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     if curves.is_empty() {
         return Err(input_error("ROC curves", "no curve to draw"));
     }

@@ -8,7 +8,8 @@ use plotters::prelude::*;
 use plotters::style::FontStyle;
 
 use super::output::DrawResult;
-use bias_robust::RobustError;
+
+use crate::ReportError;
 
 /// DejaVu Sans (the copy matplotlib ships), embedded in the crate: the font figures are drawn
 /// with unless [`use_font`] picked another. Its licence (the Bitstream Vera licence with the
@@ -36,13 +37,13 @@ pub(super) fn ensure_font() {
 /// run time and leaked once (`Box::leak(std::fs::read(path)?.into_boxed_slice())`).
 ///
 /// # Errors
-/// [`RobustError::InvalidFont`] if the bytes are not a TrueType/OpenType font; the font in use
+/// [`ReportError::InvalidFont`] if the bytes are not a TrueType/OpenType font; the font in use
 /// is then unchanged.
-pub fn use_font(font: &'static [u8]) -> Result<(), RobustError> {
+pub fn use_font(font: &'static [u8]) -> Result<(), ReportError> {
     // Register the embedded font first, so that it cannot replace this one later.
     ensure_font();
     plotters::style::register_font(FAMILY, FontStyle::Normal, font)
-        .map_err(|_| RobustError::InvalidFont { len: font.len() })
+        .map_err(|_| ReportError::InvalidFont { len: font.len() })
 }
 
 // Colours: the matplotlib "tab10" palette.

@@ -11,7 +11,8 @@ use super::style::{
     LABEL_SIZE, STEREO_COLOUR, TICK_SIZE,
 };
 use bias_robust::controlled::{ControlledReport, Probe};
-use bias_robust::RobustError;
+
+use crate::ReportError;
 
 /// One named line of a [`TrendPanel`]: label, colour, `(r, value)` points.
 type TrendSeries = (String, RGBColor, Vec<(f64, f64)>);
@@ -42,13 +43,13 @@ struct TrendPanels {
 /// `OUT_STEM.png` and `OUT_STEM.svg`.
 ///
 /// # Errors
-/// [`RobustError::FigureInput`] for a report with no rates, or with neither rows nor probes;
-/// [`RobustError::Io`] if the output folder cannot be created; [`RobustError::Draw`] if a file
+/// [`ReportError::FigureInput`] for a report with no rates, or with neither rows nor probes;
+/// [`ReportError::Io`] if the output folder cannot be created; [`ReportError::Draw`] if a file
 /// cannot be drawn or written.
 pub fn controlled_trends(
     report: &ControlledReport,
     out_stem: impl AsRef<Path>,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     let panels = trend_panels(report)?;
     let cols = panels.len().min(3);
     let rows = panels.len().div_ceil(cols);
@@ -61,7 +62,7 @@ pub fn controlled_trends(
     )
 }
 
-fn trend_panels(report: &ControlledReport) -> Result<Vec<TrendPanel>, RobustError> {
+fn trend_panels(report: &ControlledReport) -> Result<Vec<TrendPanel>, ReportError> {
     let x = finite_range(report.rates.iter().copied())
         .map(|x| padded(x, 0.05))
         .ok_or_else(|| input_error("controlled trends", "the controlled report has no rates"))?;

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use super::heat::write_heat_html;
 use super::{io_err, Block, FigureLinks, Report};
 use crate::figures::with_extension;
-use bias_robust::RobustError;
+
+use crate::ReportError;
 
 /// Escapes `& < > " '` for HTML text and attribute values.
 pub fn escape_html(text: &str) -> String {
@@ -59,7 +60,7 @@ pub(super) fn render(
     report: &Report,
     anchors: &[String],
     links: &[FigureLinks],
-) -> Result<String, RobustError> {
+) -> Result<String, ReportError> {
     let mut h = String::new();
     let title = escape_html(&report.title);
     let _ = write!(
@@ -103,7 +104,7 @@ fn write_blocks<'a>(
     h: &mut String,
     blocks: &[Block],
     links: &mut impl Iterator<Item = &'a FigureLinks>,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     for block in blocks {
         match block {
             Block::Text(text) => {
@@ -134,7 +135,7 @@ fn write_figure(
     stem: &std::path::Path,
     caption: &str,
     link: &FigureLinks,
-) -> Result<(), RobustError> {
+) -> Result<(), ReportError> {
     let svg_path = with_extension(stem, "svg");
     h.push_str("<figure>\n");
     if svg_path.is_file() {

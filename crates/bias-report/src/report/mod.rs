@@ -14,7 +14,7 @@
 //!             .figure("out/cps_curves", "CPS across sampling rates"),
 //!     );
 //! report.write("out/report")?;
-//! # Ok::<(), bias_robust::RobustError>(())
+//! # Ok::<(), bias_report::ReportError>(())
 //! ```
 //!
 //! The HTML page opens with a table of contents (one anchor per section), puts long tables in
@@ -40,7 +40,8 @@ mod summary;
 use std::path::{Path, PathBuf};
 
 use crate::figures::with_extension;
-use bias_robust::RobustError;
+
+use crate::ReportError;
 
 pub use heat::{HeatCell, HeatRow, HeatTable, Shade};
 pub use html::escape_html;
@@ -179,8 +180,8 @@ pub struct ReportFiles {
 
 pub use bias_robust::text::format_p_value;
 
-fn io_err(action: &'static str, path: &Path, source: std::io::Error) -> RobustError {
-    RobustError::Io {
+fn io_err(action: &'static str, path: &Path, source: std::io::Error) -> ReportError {
+    ReportError::Io {
         action,
         path: path.to_path_buf(),
         source,
@@ -229,9 +230,9 @@ impl Report {
     /// files resolve.
     ///
     /// # Errors
-    /// [`RobustError::Io`] if a folder cannot be created or a file cannot be read, copied or
+    /// [`ReportError::Io`] if a folder cannot be created or a file cannot be read, copied or
     /// written.
-    pub fn write(&self, dir: impl AsRef<Path>) -> Result<ReportFiles, RobustError> {
+    pub fn write(&self, dir: impl AsRef<Path>) -> Result<ReportFiles, ReportError> {
         let dir = dir.as_ref();
         std::fs::create_dir_all(dir).map_err(|e| io_err("create", dir, e))?;
         let mut copied = Vec::new();
@@ -322,7 +323,7 @@ fn file_link(
     dir: &Path,
     file: &Path,
     copied: &mut Vec<PathBuf>,
-) -> Result<Option<String>, RobustError> {
+) -> Result<Option<String>, ReportError> {
     if !file.is_file() {
         return Ok(None);
     }

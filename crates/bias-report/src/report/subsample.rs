@@ -1,5 +1,6 @@
 //! The sub-sampling sections of a report (liu2024, Robustness Study, Fig. 5).
 
+use crate::ReportError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -39,8 +40,8 @@ pub struct SubsampleRun {
 /// all gets a note and no study.
 ///
 /// # Errors
-/// [`RobustError::InvalidConfig`] for no slices or no measures; otherwise as
-/// [`subsample_by_scorer`] ([`RobustError::MixedScorers`] when, without
+/// [`RobustError::InvalidConfig`](bias_robust::RobustError::InvalidConfig) for no slices or no measures; otherwise as
+/// [`subsample_by_scorer`] ([`RobustError::MixedScorers`](bias_robust::RobustError::MixedScorers) when, without
 /// `grouping.mix_scorers`, a scorer has a single model while the data set has others).
 pub fn subsample_for_report(
     slices: &[ScoreSlice],
@@ -48,12 +49,16 @@ pub fn subsample_for_report(
     distribution_measures: &[SyncMeasure<'_>],
     grouping: &ScorerGrouping,
     options: &RobustnessOptions,
-) -> Result<SubsampleRun, RobustError> {
+) -> Result<SubsampleRun, ReportError> {
     if slices.is_empty() {
-        return Err(RobustError::InvalidConfig("no score slices".to_owned()));
+        return Err(ReportError::from(RobustError::InvalidConfig(
+            "no score slices".to_owned(),
+        )));
     }
     if pair_measures.is_empty() && distribution_measures.is_empty() {
-        return Err(RobustError::InvalidConfig("no measures to run".to_owned()));
+        return Err(ReportError::from(RobustError::InvalidConfig(
+            "no measures to run".to_owned(),
+        )));
     }
     let dist_names: Vec<String> = distribution_measures
         .iter()
@@ -176,7 +181,7 @@ fn panel_figures(
     dataset: &str,
     dir: &Path,
     mut section: Section,
-) -> Result<Section, RobustError> {
+) -> Result<Section, ReportError> {
     let mut measures: Vec<&str> = Vec::new();
     for m in studies.iter().flat_map(|s| &s.report.measures) {
         if !measures.contains(&m.as_str()) {
@@ -243,7 +248,7 @@ pub const SUBSAMPLE_ORDER_HEADERS: [&str; 7] = [
 pub fn subsample_sections(
     run: &SubsampleRun,
     fig_dir: Option<&Path>,
-) -> Result<Vec<Section>, RobustError> {
+) -> Result<Vec<Section>, ReportError> {
     let c = &run.options;
     let rates: Vec<String> = c.rates.iter().map(|r| format!("{r:.2}")).collect();
     let dist = &run.grouping.distribution_scorer;

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use bias_core::{BiasType, Direction, ScoreRow, ScoreTable};
 use bias_metrics::{DistributionOptions, JssVariant, MeasureSpec};
 use bias_report::figures::{self, with_extension};
+use bias_report::ReportError;
 use bias_robust::controlled::{
     controlled_study, kaneko2023_word_lists, male_side, orient_by_gender, ControlledOptions,
     ControlledReport, MaleSide, MeasureTrend, Probe, RateEvaluation,
@@ -1239,7 +1240,7 @@ fn controlled_trends_rejects_an_empty_report() {
     assert!(
         matches!(
             err,
-            RobustError::FigureInput {
+            ReportError::FigureInput {
                 figure: "controlled trends",
                 ..
             }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use bias_metrics::stats::RocCurve;
 use bias_report::figures;
-use bias_robust::RobustError;
+use bias_report::ReportError;
 
 use bias_testkit::chain;
 
@@ -37,7 +37,7 @@ fn a_figure_that_cannot_be_written_names_the_folder_and_leaves_the_os_error_to_i
     assert!(
         matches!(
             err,
-            RobustError::Io {
+            ReportError::Io {
                 action: "create",
                 ..
             }

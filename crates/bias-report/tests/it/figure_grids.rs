@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use bias_core::{BiasType, Direction, ScoreRow, ScoreSlice, ScoreTable};
 use bias_metrics::Indicator;
 use bias_report::figures::{robustness_panels, score_density_grid, with_extension, CurvePanel};
+use bias_report::ReportError;
 use bias_robust::{
-    subsample_by_scorer, MeasureAtRate, RankAgreement, RepeatSummary, RobustError,
-    RobustnessOptions, RobustnessReport, ScorerGrouping, SyncMeasure,
+    subsample_by_scorer, MeasureAtRate, RankAgreement, RepeatSummary, RobustnessOptions,
+    RobustnessReport, ScorerGrouping, SyncMeasure,
 };
 
 fn out(name: &str) -> PathBuf {
@@ -94,9 +95,9 @@ fn slice(scorer: &str, model: &str, seed: u64, n: usize) -> ScoreSlice {
     }
 }
 
-fn figure_input(err: &RobustError) -> &str {
+fn figure_input(err: &ReportError) -> &str {
     match err {
-        RobustError::FigureInput { problem, .. } => problem,
+        ReportError::FigureInput { problem, .. } => problem,
         other => panic!("expected FigureInput, got {other:?}"),
     }
 }
@@ -325,7 +326,7 @@ fn robustness_panels_errors() {
 
     let err = robustness_panels(&[panel("p", &r, &[])], "KLS", "t", out("never")).unwrap_err();
     match &err {
-        RobustError::InvalidParameter { value, .. } => assert_eq!(value, "KLS"),
+        ReportError::InvalidParameter { value, .. } => assert_eq!(value, "KLS"),
         other => panic!("expected InvalidParameter, got {other:?}"),
     }
 

@@ -13,6 +13,7 @@ use bias_core::{BiasType, ScoreRow, ScoreTable};
 use bias_metrics::stats::RocCurve;
 use bias_metrics::MetricsError;
 use bias_report::figures::{self, with_extension};
+use bias_report::ReportError;
 use bias_robust::{
     correlate_measures, paraphrase_agreement, CorrelateOptions, MeasureAtRate, ParaphraseOptions,
     RepeatSummary, RobustError, RobustnessOptions, RobustnessReport,
@@ -313,11 +314,11 @@ fn score_densities_rejects_a_single_row() {
     assert!(
         matches!(
             err,
-            RobustError::Metrics(MetricsError::TooFew {
+            ReportError::Robust(RobustError::Metrics(MetricsError::TooFew {
                 needed: 2,
                 got: 1,
                 ..
-            })
+            }))
         ),
         "{err}"
     );
@@ -614,7 +615,7 @@ fn correlation_heatmap_writes_png_and_svg() {
 fn the_embedded_font_registers_and_bytes_that_are_not_a_font_are_refused() {
     figures::use_font(figures::DEJAVU_SANS).expect("the embedded font registers");
     let err = figures::use_font(b"not a font").unwrap_err();
-    assert!(matches!(err, RobustError::InvalidFont { len: 10 }), "{err}");
+    assert!(matches!(err, ReportError::InvalidFont { len: 10 }), "{err}");
 }
 
 #[test]
@@ -628,7 +629,7 @@ fn an_output_folder_that_cannot_be_created_is_an_io_error() {
     };
     let err = figures::roc_curves(&[("x", &curve, 0.5)], blocker.join("roc")).unwrap_err();
     match &err {
-        RobustError::Io {
+        ReportError::Io {
             action: "create",
             path,
             ..

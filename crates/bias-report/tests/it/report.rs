@@ -16,6 +16,7 @@ use bias_report::report::{
     escape_html, subsample_figure_stem, subsample_for_report, subsample_sections, Block, HeatCell,
     HeatRow, HeatTable, Report, Section, Shade, SubsampleRun, SUBSAMPLE_ORDER_HEADERS,
 };
+use bias_report::ReportError;
 use bias_robust::{
     subsample_by_scorer, subsample_study_on_draws, ExplicitDraws, RobustError, RobustnessOptions,
     ScorerGrouping, ScorerStudy, SyncMeasure,
@@ -665,7 +666,10 @@ fn the_report_study_refuses_mixed_scorers_unless_asked() {
     };
     let err = subsample_for_report(&slices, &pair, &dist, &ScorerGrouping::default(), &options)
         .unwrap_err();
-    assert!(matches!(err, RobustError::MixedScorers { .. }), "{err}");
+    assert!(
+        matches!(err, ReportError::Robust(RobustError::MixedScorers { .. })),
+        "{err}"
+    );
     let grouping = ScorerGrouping {
         mix_scorers: true,
         ..ScorerGrouping::default()

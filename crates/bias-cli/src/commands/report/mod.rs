@@ -127,10 +127,12 @@ pub fn run(a: &ReportArgs, out: &mut impl Write) -> Result<(), CliError> {
     };
     let run = subsample_for_report(&slices, &pair, &distribution, &grouping, &config).map_err(
         |e| match e {
-            RobustError::MixedScorers { .. } => CliError::Usage(format!(
+            bias_report::ReportError::Robust(RobustError::MixedScorers { .. }) => {
+                CliError::Usage(format!(
                 "{e} (--mix-scorers ranks every (model, scorer) slice against the others; or give \
                  only tables of models scored with the same scorers)"
-            )),
+            ))
+            }
             e => e.into(),
         },
     )?;
