@@ -357,6 +357,35 @@ pub fn read_stereoset_path(path: impl AsRef<Path>) -> Result<StereoSet, DataErro
     read_stereoset(bytes.as_slice(), &source_name(path))
 }
 
+/// The pairs of StereoSet's comparisons with the unrelated sentence, two per intrasentence item
+/// in item order: `<id>/stereo-unrelated` (the stereotype against the unrelated sentence) and
+/// `<id>/anti-unrelated` (the anti-stereotype against it), each with the item's bias type. What
+/// Kaneko & Bollegala (2022, Table 4) score for their StereoSet token-prediction accuracy, and
+/// what StereoSet's language-modeling score compares (Nadeem et al. 2021, §3).
+///
+/// # Errors
+/// As [`read_stereoset_path`], or an [`DataError::InvalidRecord`] naming an item without its
+/// three sentences.
+pub fn unrelated_pairs(path: impl AsRef<Path>) -> Result<Vec<SentencePair>, DataError> {
+    let path = path.as_ref();
+    let set = read_stereoset_path(path)?;
+    let source = path.display().to_string();
+    let mut pairs = Vec::new();
+    for item in set.items(Section::Intrasentence) {
+        let base = item.sentence_pair(&source)?;
+        let t = item.triple(&source)?;
+        for (suffix, sentence) in [("stereo-unrelated", &t.stereo), ("anti-unrelated", &t.anti)] {
+            pairs.push(SentencePair {
+                id: format!("{}/{suffix}", t.id),
+                stereo: sentence.clone(),
+                anti: t.unrelated.clone(),
+                ..base.clone()
+            });
+        }
+    }
+    Ok(pairs)
+}
+
 /// Reads the (stereotype, anti-stereotype, unrelated) triples of one section of a StereoSet JSON
 /// file, in file order.
 ///

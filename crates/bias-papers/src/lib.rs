@@ -79,7 +79,7 @@ pub use schroeder2024::{
     reproduce_with as reproduce_schroeder2024_with, sd_selection, type_scores, Figure1Reading,
     SampleScores, SchroederOptions, StereoLabels, Table3Pairs, TypeScores, CPS_SCORER,
 };
-pub use study::{stereoset_unrelated_pairs, DataSet, Study};
+pub use study::{DataSet, Study};
 
 use std::fmt;
 use std::str::FromStr;

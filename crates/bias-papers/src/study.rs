@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use bias_core::{DatasetScorer, ScoreTable, SentencePair};
-use bias_data::stereoset::Section;
 
 use bias_report::report::file_part;
 use bias_robust::RobustError;
@@ -38,30 +37,6 @@ impl DataSet {
             DataSet::Paraphrases => bias_robust::paraphrase::CROWS_PAIRS_FIRST100_NAME,
         }
     }
-}
-
-/// The pairs of StereoSet's comparisons with the unrelated sentence (see
-/// [`DataSet::StereoSetUnrelated`]), two per item, in item order.
-///
-/// # Errors
-/// [`RobustError::Data`] if the file cannot be read or an item lacks a sentence.
-pub fn stereoset_unrelated_pairs(path: &Path) -> Result<Vec<SentencePair>, PaperError> {
-    let set = bias_data::stereoset::read_stereoset_path(path)?;
-    let source = path.display().to_string();
-    let mut pairs = Vec::new();
-    for item in set.items(Section::Intrasentence) {
-        let base = item.sentence_pair(&source)?;
-        let t = item.triple(&source)?;
-        for (suffix, sentence) in [("stereo-unrelated", &t.stereo), ("anti-unrelated", &t.anti)] {
-            pairs.push(SentencePair {
-                id: format!("{}/{suffix}", t.id),
-                stereo: sentence.clone(),
-                anti: t.unrelated.clone(),
-                ..base.clone()
-            });
-        }
-    }
-    Ok(pairs)
 }
 
 /// The models of a reproduction, where the data sets are, and the score tables computed so far.
@@ -199,9 +174,9 @@ impl<M: DatasetScorer> Study<M> {
                 DataSet::StereoSet => {
                     bias_data::load_pairs(bias_data::layout::stereoset_dev(&self.data_dir))?.pairs
                 }
-                DataSet::StereoSetUnrelated => {
-                    stereoset_unrelated_pairs(&bias_data::layout::stereoset_dev(&self.data_dir))?
-                }
+                DataSet::StereoSetUnrelated => bias_data::stereoset::unrelated_pairs(
+                    bias_data::layout::stereoset_dev(&self.data_dir),
+                )?,
                 DataSet::Paraphrases => bias_robust::paraphrase::crows_pairs_first100(),
             };
             if let Some(n) = self.max_pairs {

@@ -63,23 +63,6 @@ pub(crate) fn subsample(
     serde_json::to_string(&studies).map_err(|e| bias_error(&e))
 }
 
-/// `liu2024`, `paraphrase`, `kaneko2022`, `kaneko2023` or `schroeder2024`.
-fn paper_of(name: &str) -> PyResult<Paper> {
-    Ok(match name {
-        "liu2024" => Paper::Liu2024,
-        "paraphrase" => Paper::Paraphrase,
-        "kaneko2022" => Paper::Kaneko2022,
-        "kaneko2023" => Paper::Kaneko2023,
-        "schroeder2024" => Paper::Schroeder2024,
-        other => {
-            return Err(BiasError::new_err(format!(
-                "paper {other:?}: expected liu2024, paraphrase, kaneko2022, kaneko2023 or \
-                 schroeder2024"
-            )))
-        }
-    })
-}
-
 /// Every table and figure of `paper` on `models` (folders or Hugging Face ids), written to
 /// `out` with its index (`index.md`, `index.json`, `index.html`), with the options
 /// `bias reproduce PAPER` uses by default; scores are cached under `out/scores`. Returns the
@@ -98,7 +81,7 @@ pub(crate) fn reproduce<'py>(
     device: &str,
     dtype: &str,
 ) -> PyResult<Bound<'py, PyList>> {
-    let paper = paper_of(paper)?;
+    let paper: Paper = paper.parse().map_err(|e| bias_error(&e))?;
     let options = ScoringOptions::default().with_conventions(paper.scoring_conventions());
     let mut studied = Vec::new();
     for m in &models {

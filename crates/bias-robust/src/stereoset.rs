@@ -3,7 +3,7 @@
 //! Each of an item's three comparisons is read from the score table of its own pair: the
 //! (stereotype, anti-stereotype) pair of the usual StereoSet table and the
 //! `<id>/stereo-unrelated` and `<id>/anti-unrelated` pairs of
-//! `bias_papers::stereoset_unrelated_pairs`. For a
+//! `bias_data::stereoset::unrelated_pairs`. For a
 //! scorer whose sentence score does not depend on the other sentence (AUL, AULA, all-masked, a
 //! causal LM's log-likelihood) this is StereoSet's comparison of three sentence scores; for CPS
 //! and SSS, which score what two sentences share or do not, each comparison is that scorer's

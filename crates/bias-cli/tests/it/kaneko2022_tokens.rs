@@ -10,8 +10,7 @@ use std::path::PathBuf;
 
 use bias_core::{SentencePair, TokenPredictor, TokenQuery};
 use bias_papers::{
-    scorer_accuracy, stereoset_unrelated_pairs, unrelated_accuracy, AccuracyOptions, AccuracySet,
-    AulTokens, StereoSetAccuracy,
+    scorer_accuracy, unrelated_accuracy, AccuracyOptions, AccuracySet, AulTokens, StereoSetAccuracy,
 };
 use bias_plm::{DeviceSpec, MaskedLm, StudiedMlm};
 use serde_json::Value;
@@ -164,8 +163,10 @@ fn per_token_outcomes_match_transformers() {
 #[test]
 fn accuracies_and_mcnemar_match_the_reference_under_every_option() {
     let fx = fixture();
-    let unrelated_all =
-        stereoset_unrelated_pairs(&bias_data::layout::stereoset_dev(root().join("data"))).unwrap();
+    let unrelated_all = bias_data::stereoset::unrelated_pairs(bias_data::layout::stereoset_dev(
+        root().join("data"),
+    ))
+    .unwrap();
     for name in MODELS {
         let mut m = open(name);
         for (set_name, set) in [

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use bias_core::ScoreTable;
-use bias_papers::stereoset_unrelated_pairs;
 use bias_robust::{stereoset_by_scorer, ScorerStereoSet};
 
 use super::EvaluateArgs;
@@ -27,7 +26,7 @@ pub(super) fn stereoset_scores(
 ) -> Result<BTreeMap<String, ScorerStereoSet>, CliError> {
     let m = &args.score.model;
     let data = bias_data::layout::resolve_dataset(&m.dataset, &m.data_dir);
-    let mut pairs = stereoset_unrelated_pairs(&data)?;
+    let mut pairs = bias_data::stereoset::unrelated_pairs(&data)?;
     let mut triples = bias_data::stereoset::read_stereoset_triples(
         &data,
         bias_data::stereoset::Section::Intrasentence,
