@@ -162,13 +162,20 @@ fn log_likelihoods(sample: &Value) -> Result<(f64, f64), String> {
             other => other.as_f64(),
         }
         .ok_or_else(|| format!("`resps[{k}][0][0]` = {v} is not a number"))?;
-        if x.is_finite() {
-            Ok(x)
-        } else {
+        if !x.is_finite() {
             Err(format!(
                 "`resps[{k}][0][0]` = {v} is not finite: the harness's model diverged; rerun it \
                  in float32"
             ))
+        } else if x > 0.0 {
+            // log P ≤ 0 for any probability: a positive value is not a log-likelihood (a
+            // damaged file, or another number in its place).
+            Err(format!(
+                "`resps[{k}][0][0]` = {v} is positive: a log-likelihood is at most 0; the file \
+                 is damaged or not lm-eval's samples log"
+            ))
+        } else {
+            Ok(x)
         }
     };
     Ok((one(0)?, one(1)?))
@@ -225,6 +232,14 @@ mod tests {
             (
                 sample("", r#"[[["NaN", "False"]], [["-1", "False"]]]"#),
                 "not finite",
+            ),
+            (
+                sample("", r#"[[["1.7e308", "False"]], [["-1", "False"]]]"#),
+                "is positive",
+            ),
+            (
+                sample("", r#"[[["-1", "False"]], [[0.25, false]]]"#),
+                "is positive",
             ),
             (
                 serde_json::json!({"doc": {"question": "q"}, "resps": []}),

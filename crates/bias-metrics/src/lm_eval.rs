@@ -83,6 +83,17 @@ pub fn lm_eval_crows(table: &ScoreTable) -> Result<LmEvalCrows, MetricsError> {
         };
         diff += (r.score_stereo - r.score_anti).abs();
     }
+    if !diff.is_finite() {
+        // Finite scores whose differences sum past f64's range (|log P| near 1e308): no model
+        // gives such numbers, and an `inf` must not be reported as lm-eval's likelihood_diff.
+        return Err(MetricsError::InvalidParameter {
+            name: "lm-eval crows_pairs: likelihood_diff".to_owned(),
+            value: diff.to_string(),
+            expected: "a finite sum of |score_stereo - score_anti| (scores of a model's \
+                       log-likelihoods, far below 1e308 in magnitude)"
+                .to_owned(),
+        });
+    }
     Ok(LmEvalCrows {
         pct_stereotype: stereotypical / n as f64,
         likelihood_diff: diff / n as f64,

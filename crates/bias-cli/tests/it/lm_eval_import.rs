@@ -116,3 +116,67 @@ fn bias_import_lm_eval_writes_a_table_for_the_other_commands() {
     assert!(!dir.join("x.csv").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A log-likelihood that cannot be one is refused with its file and line, and a likelihood_diff
+/// that overflows is refused rather than printed as `inf` (or `null` in JSON).
+#[test]
+fn impossible_log_likelihoods_are_refused_not_written() {
+    let dir = std::env::temp_dir().join(format!("bias-lm-eval-damaged-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(samples()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Line 5's first answer, `resps[0][0][0]`, becomes a positive number.
+    let damaged = |value: &str| -> String {
+        let mut out = lines.clone();
+        let fifth = lines[4].replacen(
+            "\"resps\": [[[\"-135.82135009765625\"",
+            &format!("\"resps\": [[[\"{value}\""),
+            1,
+        );
+        assert_ne!(fifth, lines[4], "the fixture's line 5 changed");
+        out[4] = &fifth;
+        out.join("\n") + "\n"
+    };
+    let import = |name: &str, content: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, content).unwrap();
+        Command::cargo_bin("bias")
+            .unwrap()
+            .args(["import", "lm-eval"])
+            .arg(&path)
+            .arg("--out")
+            .arg(dir.join(format!("{name}.csv")))
+            .args(["--format", "json"])
+            .output()
+            .unwrap()
+    };
+    for value in ["1.7e308", "0.5"] {
+        let out = import("positive.jsonl", &damaged(value));
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{value} accepted");
+        assert!(
+            message.contains("positive.jsonl")
+                && message.contains("line 5")
+                && message.contains("is positive"),
+            "{message}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    // Every row finite and ≤ 0, but |differences| near f64::MAX: their sum overflows.
+    let out = import("overflow.jsonl", &lines[..3].iter().map(|l| {
+        l.replacen("\"resps\": [[[\"", "\"resps\": [[[\"-1.7e308\", \"False\"]], [[\"-0.0\", \"False\"]]], \"x\": [[[\"", 1)
+    }).collect::<Vec<_>>().join("\n"));
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "an overflowing likelihood_diff was written"
+    );
+    assert!(message.contains("likelihood_diff"), "{message}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("null"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
