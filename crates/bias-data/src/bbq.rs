@@ -527,9 +527,9 @@ pub fn read_bbq_sample(
 /// The examples of `categories`, in that order, from BBQ's folder `dir`
 /// ([`crate::layout::bbq_dir`]: `<Category>.jsonl` and `additional_metadata.csv`), with the
 /// authors' metadata joined on (category, `example_id`): [`BbqExample::target_loc`],
-/// [`BbqExample::label_type`], [`BbqExample::metadata_rows`]. An example without a metadata row
-/// keeps `None`, `None`, 0 (every example of the published data has one; 16 `Gender_identity`
-/// examples have `target_loc` `NA`). Pass [`BbqCategory::ALL`] for the whole benchmark
+/// [`BbqExample::label_type`], [`BbqExample::metadata_rows`]. Every example must have a
+/// metadata row (every example of the published data has one; 16 `Gender_identity` examples
+/// have `target_loc` `NA`). Pass [`BbqCategory::ALL`] for the whole benchmark
 /// (Parrish et al. 2022).
 ///
 /// ```no_run
@@ -543,7 +543,8 @@ pub fn read_bbq_sample(
 /// # Errors
 /// As [`read_bbq_path`] and [`read_bbq_metadata_path`];
 /// [`DataError::InvalidRecord`] naming the file and line of an example whose `category` is not
-/// its file's.
+/// its file's, or naming the metadata file and the first example (id and file) without a row
+/// in it (a damaged or truncated `additional_metadata.csv`, a misspelt category).
 pub fn read_bbq_dir(
     dir: impl AsRef<Path>,
     categories: &[BbqCategory],
@@ -558,7 +559,27 @@ pub fn read_bbq_dir(
             Some(category),
         )?);
     }
-    read_bbq_metadata_path(dir.join(crate::layout::BBQ_METADATA_FILE))?.attach(&mut examples);
+    let metadata_path = dir.join(crate::layout::BBQ_METADATA_FILE);
+    let found = read_bbq_metadata_path(&metadata_path)?.attach(&mut examples);
+    // The authors' table reads every example's target_loc: an example without a row would be
+    // left out of it in silence.
+    if let Some(first) = examples.iter().find(|e| e.metadata_rows == 0) {
+        return Err(invalid(
+            &source_name(&metadata_path),
+            format!(
+                "example_id {} of {}",
+                first.example_id,
+                source_name(&dir.join(first.category.file_name()))
+            ),
+            format!(
+                "no row for this example ({} of the {} examples read have none): the BBQ \
+                 authors' bias scores need each example's target_loc; restore \
+                 additional_metadata.csv from BBQ's repository (supplemental/)",
+                examples.len() - found,
+                examples.len()
+            ),
+        ));
+    }
     Ok(examples)
 }
 
@@ -710,6 +731,25 @@ mod tests {
             err.contains("Age.jsonl") && err.contains("line 3") && err.contains("Race_x_SES"),
             "{err}"
         );
+        // An example without a metadata row (its category misspelt there, or the row gone) is
+        // refused, naming the metadata file, the example and its file: never dropped in silence.
+        std::fs::write(dir.0.join("Age.jsonl"), format!("{age}\n")).unwrap();
+        for meta in [
+            "category,question_index,example_id,target_loc,label_type\nage,3,1,0,label\n",
+            "category,question_index,example_id,target_loc,label_type\n",
+        ] {
+            std::fs::write(dir.0.join("additional_metadata.csv"), meta).unwrap();
+            let err = read_bbq_dir(&dir.0, &[BbqCategory::Age])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("additional_metadata.csv")
+                    && err.contains("example_id 1 of ")
+                    && err.contains("Age.jsonl:")
+                    && err.contains("1 of the 1 examples"),
+                "{err}"
+            );
+        }
         // A missing file is an I/O error naming it.
         let err = read_bbq_dir(&dir.0, &[BbqCategory::Religion])
             .unwrap_err()
