@@ -64,14 +64,23 @@ impl<'a> BbqDoc<'a> {
     /// [`TaskError::InvalidDocument`] for an example none of whose answers is one of
     /// [`UNKNOWN_RESPONSES`] (lm-eval fails on it), or whose answer lacks its groups.
     pub fn new(example: &'a BbqExample) -> Result<Self, TaskError> {
-        let what = || format!("BBQ {} example {}", example.category, example.example_id);
+        // The example's id and the file it came from (`<Category>.jsonl` of BBQ's folder).
+        let what = || {
+            format!(
+                "BBQ example_id {} of {}",
+                example.example_id,
+                example.category.file_name()
+            )
+        };
         let unknown = example
             .answers
             .iter()
             .position(|a| UNKNOWN_RESPONSES.contains(&a.as_str()))
             .ok_or_else(|| TaskError::InvalidDocument {
                 what: what(),
-                reason: "none of its answers is an unknown answer of lm-evaluation-harness's list"
+                reason: "none of its answers is an unknown answer of lm-evaluation-harness's list \
+                         (\"Can't be determined\", \"Unknown\", ...): the example is damaged; \
+                         restore the file from BBQ's repository"
                     .into(),
             })?;
         let mut choices: Vec<String> = example.answers.to_vec();
@@ -285,7 +294,10 @@ fn biased_answers(example: &BbqExample) -> Result<Vec<String>, String> {
             if answer.contains("Latina") {
                 group = Some(groups_of("Latino"));
             } else if group.is_none() {
-                return Err(format!("answer {i} has no groups in answer_info"));
+                return Err(format!(
+                    "answer {i} has no groups in answer_info: the example is damaged; restore \
+                     the file from BBQ's repository"
+                ));
             }
         } else {
             group = Some(groups_of(&info.join("_")));
@@ -336,7 +348,35 @@ fn groups_of(text: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::groups_of;
+    use super::{groups_of, BbqDoc};
+
+    const LINE: &str = r#"{"example_id": 16, "question_index": "1", "question_polarity": "neg", "context_condition": "ambig", "category": "Age", "answer_info": {"ans0": ["grandfather", "old"], "ans1": ["grandson", "nonOld"], "ans2": ["Can't be determined", "unknown"]}, "additional_metadata": {"subcategory": "None", "stereotyped_groups": ["old"], "version": "a", "source": ""}, "context": "C.", "question": "Q?", "ans0": "The grandfather", "ans1": "The grandson", "ans2": "Can't be determined", "label": 2}"#;
+
+    /// A damaged example names its id and its file, and says what to do.
+    #[test]
+    fn a_damaged_example_is_refused_naming_its_id_and_file() {
+        let read = |line: &str| bias_data::bbq::read_bbq_jsonl(line.as_bytes(), "Age.jsonl");
+        assert!(BbqDoc::new(&read(LINE).unwrap()[0]).is_ok());
+        for (line, needle) in [
+            (
+                LINE.replace("\"ans2\": \"Can't be determined\"", "\"ans2\": \"Maybe\""),
+                "none of its answers is an unknown answer",
+            ),
+            (
+                LINE.replace("[\"grandfather\", \"old\"]", "[\"\", \"\"]"),
+                "answer 0 has no groups",
+            ),
+        ] {
+            let examples = read(&line).unwrap();
+            let err = BbqDoc::new(&examples[0]).err().unwrap().to_string();
+            assert!(
+                err.contains("example_id 16 of Age.jsonl")
+                    && err.contains(needle)
+                    && err.contains("restore"),
+                "{err}"
+            );
+        }
+    }
 
     #[test]
     fn groups_follow_lm_evals_string_rules() {
