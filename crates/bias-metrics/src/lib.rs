@@ -81,6 +81,7 @@ mod normality;
 pub mod paired;
 mod score_groups;
 pub mod significance;
+pub mod slices;
 mod spec;
 mod weighting;
 

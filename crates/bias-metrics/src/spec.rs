@@ -118,6 +118,31 @@ impl MeasureSpec {
         }
     }
 
+    /// The same measure with its value rounded as `rounding` says (its other options kept).
+    pub fn with_rounding(self, rounding: Rounding) -> Self {
+        match self {
+            MeasureSpec::Indicator { options } => MeasureSpec::Indicator {
+                options: IndicatorOptions {
+                    rounding,
+                    ..options
+                },
+            },
+            MeasureSpec::Kls { options } => MeasureSpec::Kls {
+                options: DistributionOptions {
+                    rounding,
+                    ..options
+                },
+            },
+            MeasureSpec::Jss { variant, options } => MeasureSpec::Jss {
+                variant,
+                options: DistributionOptions {
+                    rounding,
+                    ..options
+                },
+            },
+        }
+    }
+
     /// The same measure with other indicator options (the others are unchanged).
     pub fn with_indicator(self, options: IndicatorOptions) -> Self {
         match self {

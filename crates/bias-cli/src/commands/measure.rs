@@ -5,15 +5,13 @@ use std::path::PathBuf;
 
 use std::collections::BTreeMap;
 
-use bias_core::{BiasType, Measurement, ScoreSlice};
+use bias_metrics::slices::{measure_slices, SliceMeasurement, SliceOptions, Tested};
 use bias_metrics::stats::{Correction, PermutationOptions};
 use bias_metrics::{
-    bootstrap_by_type, test_measure, Aggregation, BootstrapOptions, DistributionOptions,
-    FamilyOptions, Indicator, IndicatorOptions, IndicatorReport, Interval, JssVariant, MeasureSpec,
-    MeasureTest, MetricsError, Rounding, SmallTypePolicy, TestName, TieHandling, TypeBootstrap,
+    Aggregation, BootstrapOptions, DistributionOptions, FamilyOptions, IndicatorOptions,
+    JssVariant, MeasureSpec, MetricsError, Rounding, SmallTypePolicy, TestName, TieHandling,
 };
 use clap::{Args, ValueEnum};
-use serde::Serialize;
 
 use crate::error::CliError;
 use crate::output::{fixed, write_json, Format, Grid};
@@ -143,77 +141,6 @@ pub struct MeasureArgs {
     format: Format,
 }
 
-/// One measure's result for one (scorer, model) slice of the table: the value overall and per
-/// bias type, each with its test, its adjusted p within the data set's family and (for the sign
-/// test) the smallest deviation its pairs can detect.
-#[derive(Debug, Serialize)]
-struct Result_ {
-    dataset: String,
-    scorer: String,
-    model: String,
-    measure: String,
-    value: f64,
-    no_bias: f64,
-    n: usize,
-    #[serde(flatten)]
-    tested: Tested,
-    /// The test of every value of this result.
-    test: TestName,
-    /// For a permutation test: its null values (`2ⁿ` when exact).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    permutations: Option<usize>,
-    correction: Correction,
-    alpha: f64,
-    family_size: usize,
-    by_type: BTreeMap<BiasType, TypeResult>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    indicator: Option<IndicatorDetails>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bootstrap: Option<BootstrapSummary>,
-}
-
-/// One bias type's value of a [`Result_`].
-#[derive(Debug, Serialize)]
-struct TypeResult {
-    value: f64,
-    n: usize,
-    #[serde(flatten)]
-    tested: Tested,
-}
-
-/// What the statistics say of one value.
-#[derive(Debug, Default, Serialize)]
-struct Tested {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ci_low: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ci_high: Option<f64>,
-    p_value: f64,
-    p_adjusted: f64,
-    significant: bool,
-    /// Sign test only: the smallest deviation from 50 % (points) detected with power 0.8 at the
-    /// family's first-step level; `null` when the value's pairs can detect none.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    detectable_deviation: Option<Option<f64>>,
-}
-
-#[derive(Debug, Serialize)]
-struct IndicatorDetails {
-    stereotypical: usize,
-    ties: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    nangia: Option<bias_metrics::NangiaScores>,
-}
-
-#[derive(Debug, Serialize)]
-struct BootstrapSummary {
-    lower: f64,
-    upper: f64,
-    level: f64,
-    replicates: usize,
-    seed: u64,
-}
-
 impl MeasureSettings {
     fn distribution_options(&self, rounding: Rounding) -> DistributionOptions {
         DistributionOptions {
@@ -263,167 +190,38 @@ impl MeasureArgs {
         self.round.map_or(Rounding::None, Rounding::Decimals)
     }
 
-    /// `spec` with this command's settings.
-    fn configure(&self, spec: MeasureSpec, rounding: Rounding) -> MeasureSpec {
-        self.settings.configure(spec, rounding)
-    }
-}
-
-/// A measure's value on one slice before the family is known.
-struct Computed {
-    measurement: Measurement,
-    indicator: Option<IndicatorDetails>,
-    bootstrap: Option<TypeBootstrap>,
-    test: MeasureTest,
-}
-
-fn compute(args: &MeasureArgs, slice: &ScoreSlice) -> Result<Vec<Computed>, MetricsError> {
-    let table = &slice.table;
-    let mut results = Vec::new();
-    for &spec in &args.settings.measures {
-        let measure = args.configure(spec, args.rounding());
-        let (measurement, indicator) = if let MeasureSpec::Indicator { options } = measure {
-            let IndicatorReport {
-                measurement,
-                stereotypical,
-                ties,
-                nangia,
-            } = Indicator::new(options).report(table)?;
-            let details = IndicatorDetails {
-                stereotypical,
-                ties,
-                nangia,
-            };
-            (measurement, Some(details))
-        } else {
-            (measure.measure(table)?, None)
-        };
-        // Replicates and tests are never rounded: rounding would quantise them.
-        let unrounded = args.configure(spec, Rounding::None);
-        let bootstrap = args
-            .bootstrap
-            .map(|replicates| {
-                let options = BootstrapOptions {
-                    replicates,
-                    level: args.level,
-                    seed: args.seed,
-                    stratified: true,
-                };
-                bootstrap_by_type(&[&unrounded], table, &options).map(|mut b| b.remove(0))
-            })
-            .transpose()?;
-        let permutation = args.tests.permutation(args.seed);
-        let test = test_measure(&unrounded, unrounded.null_test(), table, &permutation)?;
-        results.push(Computed {
-            measurement,
-            indicator,
-            bootstrap,
-            test,
-        });
-    }
-    Ok(results)
-}
-
-/// The results of every slice, adjusted within each data set's family (every value of the call
-/// on that data set: every measure, scorer and model, overall and per bias type).
-fn adjust(
-    args: &MeasureArgs,
-    computed: Vec<(ScoreSlice, Computed)>,
-) -> Result<Vec<Result_>, MetricsError> {
-    let family = args.tests.family();
-    let mut keys = Vec::new();
-    let mut p_values = Vec::new();
-    for (slice, c) in &computed {
-        keys.push(slice.dataset.clone());
-        p_values.push(c.test.overall.p_value);
-        for t in c.test.by_type.values() {
-            keys.push(slice.dataset.clone());
-            p_values.push(t.p_value);
-        }
-    }
-    let mut verdicts = family.verdicts_by_family(&keys, &p_values)?.into_iter();
-    let round = |x: f64| args.rounding().apply(x);
-    let mut out = Vec::with_capacity(computed.len());
-    for (slice, c) in computed {
-        let mut tested = |n: usize, interval: Option<&Interval>| {
-            let (v, size) = verdicts.next().expect("one verdict per value");
-            let detectable = (c.test.test == TestName::Binomial)
-                .then(|| family.detectable(n, size))
-                .transpose()?;
-            Ok::<_, MetricsError>((
-                Tested {
-                    ci_low: interval.map(|i| round(i.lower)),
-                    ci_high: interval.map(|i| round(i.upper)),
-                    p_value: v.p_value,
-                    p_adjusted: v.p_adjusted,
-                    significant: v.significant,
-                    detectable_deviation: detectable,
-                },
-                size,
-            ))
-        };
-        let m = &c.measurement;
-        let (overall, family_size) = tested(
-            c.test.overall.n_tested,
-            c.bootstrap.as_ref().map(|b| &b.overall),
-        )?;
-        if !m.by_type.keys().eq(c.test.by_type.keys()) {
-            return Err(MetricsError::InvalidParameter {
-                name: format!("{} of {}", m.measure, slice.model),
-                value: "bias types of the value and of its test differ".to_owned(),
-                expected: "one test per bias type".to_owned(),
-            });
-        }
-        let mut by_type = BTreeMap::new();
-        for (ty, t) in &c.test.by_type {
-            let interval = c.bootstrap.as_ref().and_then(|b| b.by_type.get(ty));
-            let (tested, _) = tested(t.n_tested, interval)?;
-            let value = m.by_type[ty];
-            by_type.insert(
-                ty.clone(),
-                TypeResult {
-                    value: value.value,
-                    n: value.n,
-                    tested,
-                },
-            );
-        }
-        out.push(Result_ {
-            dataset: slice.dataset,
-            scorer: slice.scorer,
-            model: slice.model,
-            measure: m.measure.clone(),
-            value: m.value,
-            no_bias: m.no_bias,
-            n: m.n,
-            tested: overall,
-            test: c.test.test,
-            permutations: c.test.permutations,
-            correction: family.correction,
-            alpha: family.alpha,
-            family_size,
-            by_type,
-            bootstrap: c.bootstrap.as_ref().map(|b| BootstrapSummary {
-                lower: round(b.overall.lower),
-                upper: round(b.overall.upper),
-                level: args.level,
-                replicates: args.bootstrap.unwrap_or_default(),
-                seed: args.seed,
+    /// What `bias_metrics::slices::measure_slices` needs: the measures with this command's
+    /// settings, the rounding, the bootstrap, the tests and the family.
+    fn slice_options(&self) -> SliceOptions {
+        SliceOptions {
+            measures: self
+                .settings
+                .measures
+                .iter()
+                .map(|&spec| self.settings.configure(spec, Rounding::None))
+                .collect(),
+            rounding: self.rounding(),
+            bootstrap: self.bootstrap.map(|replicates| BootstrapOptions {
+                replicates,
+                level: self.level,
+                seed: self.seed,
+                stratified: true,
             }),
-            indicator: c.indicator,
-        });
+            permutation: self.tests.permutation(self.seed),
+            family: self.tests.family(),
+        }
     }
-    Ok(out)
 }
 
 /// Runs `bias measure`.
 pub fn run(args: &MeasureArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let mut computed = Vec::new();
-    for (path, slice) in read_all_slices(&args.scores, args.scorer.as_deref())? {
-        let results = compute(args, &slice).map_err(in_slice(&path, &slice))?;
-        computed.extend(results.into_iter().map(|c| (slice.clone(), c)));
-    }
-    let results = adjust(args, computed)?;
+    let (paths, slices): (Vec<_>, Vec<_>) = read_all_slices(&args.scores, args.scorer.as_deref())?
+        .into_iter()
+        .unzip();
+    let results = measure_slices(&slices, &args.slice_options()).map_err(|(i, e)| match i {
+        Some(i) => in_slice(&paths[i], &slices[i])(e),
+        None => e.into(),
+    })?;
     match args.format {
         Format::Json => write_json(&results, out),
         Format::Table => {
@@ -435,7 +233,11 @@ pub fn run(args: &MeasureArgs, out: &mut impl Write) -> Result<(), CliError> {
 }
 
 /// The lines under the Markdown table: what a star means, the family and the tests.
-fn caption(args: &MeasureArgs, results: &[Result_], out: &mut impl Write) -> Result<(), CliError> {
+fn caption(
+    args: &MeasureArgs,
+    results: &[SliceMeasurement],
+    out: &mut impl Write,
+) -> Result<(), CliError> {
     let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
     let mut tests: Vec<TestName> = Vec::new();
     for r in results {
@@ -464,7 +266,7 @@ fn caption(args: &MeasureArgs, results: &[Result_], out: &mut impl Write) -> Res
     Ok(())
 }
 
-fn grid(args: &MeasureArgs, results: &[Result_]) -> Grid {
+fn grid(args: &MeasureArgs, results: &[SliceMeasurement]) -> Grid {
     let csv = matches!(args.format, Format::Csv);
     let mut header = vec![
         "dataset",
