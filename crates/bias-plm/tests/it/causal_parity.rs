@@ -153,6 +153,10 @@ fn check(arch: &str, max_batch: usize) -> f64 {
             .collect();
         assert_eq!(got.log_probs.len(), want.len(), "{arch}");
         for (g, w) in got.log_probs.iter().zip(&want) {
+            assert!(
+                (g - w).abs() < TOL,
+                "{arch}: token log-probability {g} vs {w}"
+            );
             worst = worst.max((g - w).abs());
         }
         let hits = got.correct.iter().filter(|&&c| c).count() as i64;
@@ -193,8 +197,12 @@ fn check(arch: &str, max_batch: usize) -> f64 {
                 let rec = &fp[side];
                 let want = rec[key].as_f64().unwrap();
                 let d = (got.score - want).abs();
+                // A sum of float32 log-probabilities carries their relative error (~6e-8 each,
+                // on both sides): 1e-4 plus 1e-7 of the sum's size. OPT's longest fixture
+                // sentence (ll-sum -2085.9) differs by 1.5e-4 on AVX2 kernels.
+                let tol = TOL + 1e-7 * want.abs();
                 assert!(
-                    d < TOL,
+                    d < tol,
                     "{arch} {} {side} {}: {} vs {want}",
                     fp["id"],
                     s.scorer,
@@ -212,7 +220,6 @@ fn check(arch: &str, max_batch: usize) -> f64 {
             }
         }
     }
-    assert!(worst < TOL, "{arch}: max |Δ| {worst}");
     worst
 }
 
