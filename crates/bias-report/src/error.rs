@@ -59,21 +59,6 @@ pub enum ReportError {
     },
 }
 
-impl ReportError {
-    /// [`ReportError::InvalidParameter`]: `name` is `value`, and must be `expected`.
-    pub fn invalid(
-        name: impl Into<String>,
-        value: impl ToString,
-        expected: impl Into<String>,
-    ) -> Self {
-        ReportError::InvalidParameter {
-            name: name.into(),
-            value: value.to_string(),
-            expected: expected.into(),
-        }
-    }
-}
-
 impl From<bias_metrics::MetricsError> for ReportError {
     fn from(e: bias_metrics::MetricsError) -> Self {
         ReportError::Robust(e.into())

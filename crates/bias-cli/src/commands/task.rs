@@ -306,14 +306,10 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
             progress,
         )
     })?;
-    let value = serde_json::to_value(bias_tasks::BbqReport::new(
-        lm.name(),
-        examples.len(),
-        &categories,
-        &result,
-    ))?;
+    let report = bias_tasks::BbqReport::new(lm.name(), examples.len(), &categories, &result);
+    let value = serde_json::to_value(&report)?;
     t.write_json("bbq", &value)?;
-    t.print(&value, || tables::bbq(lm.name(), &result.summary()));
+    t.print(&value, || tables::bbq(lm.name(), &report.summary));
     Ok(())
 }
 
