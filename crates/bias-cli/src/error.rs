@@ -177,6 +177,8 @@ impl From<bias_papers::PaperError> for CliError {
         match e {
             bias_papers::PaperError::Robust(e) => e.into(),
             bias_papers::PaperError::Report(e) => e.into(),
+            // A list the paper cannot take: the user's to change, as a bad flag is.
+            e @ bias_papers::PaperError::MaskedOnly { .. } => CliError::Usage(e.to_string()),
             e => CliError::Paper(Box::new(e)),
         }
     }

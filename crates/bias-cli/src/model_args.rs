@@ -6,50 +6,13 @@ use std::path::PathBuf;
 
 use bias_core::SentencePair;
 use bias_plm::{
-    AlignmentOrder, BatchOptions, DeviceSpec, LanguageModel, MaskedLm, ScorerKind, ScoringOptions,
-    SssAverage,
+    AlignmentOrder, BatchOptions, DeviceSpec, LanguageModel, MaskedLm, Precision, ScorerKind,
+    ScoringOptions, SssAverage,
 };
 use clap::{Args, ValueEnum};
-use tch::Kind;
 
+use crate::choice::choice;
 use crate::error::CliError;
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum DtypeArg {
-    /// float32: the reference precision.
-    F32,
-    /// bfloat16 (CUDA only).
-    Bf16,
-    /// float16 (CUDA only).
-    F16,
-}
-
-impl DtypeArg {
-    pub fn kind(self) -> Kind {
-        match self {
-            DtypeArg::F32 => Kind::Float,
-            DtypeArg::Bf16 => Kind::BFloat16,
-            DtypeArg::F16 => Kind::Half,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum SssArg {
-    /// Mean over modified positions of their own token (kaneko2022 Eq. 2).
-    Diagonal,
-    /// Kaneko's code: mean of the n×n matrix (liu2024's SSS numbers used it too).
-    Matrix,
-}
-
-impl From<SssArg> for SssAverage {
-    fn from(a: SssArg) -> Self {
-        match a {
-            SssArg::Diagonal => SssAverage::Diagonal,
-            SssArg::Matrix => SssAverage::Matrix,
-        }
-    }
-}
 
 /// Whether CPS rounds each sentence score before the comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -61,59 +24,9 @@ pub enum CpsRoundArg {
     None,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum AlignmentArg {
-    /// Align (stereo, anti) for every pair (Kaneko, Liu).
-    StereoFirst,
-    /// Nangia's script: (anti, stereo) on antistereo rows.
-    Nangia,
-}
-
-/// A sentence scorer: a pseudo-log-likelihood scorer of masked LMs (kaneko2022; Salazar et al.
-/// 2020) or a log-likelihood of causal LMs (lm-evaluation-harness, Gao et al. 2023/2024).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ScorerArg {
-    /// All Unmasked Likelihood (kaneko2022 Eq. 4).
-    Aul,
-    /// AUL with attention weights (kaneko2022 Eq. 5).
-    Aula,
-    /// CrowS-Pairs score (Nangia et al. 2020).
-    Cps,
-    /// StereoSet score (kaneko2022 Eq. 2).
-    Sss,
-    /// Every token masked at once (kaneko2022 Table 3).
-    #[value(alias = "allmasked", alias = "all_masked")]
-    AllMasked,
-    /// Pseudo-log-likelihood (Salazar et al. 2020).
-    Pll,
-    /// Causal LMs: the sentence log-likelihood given the BOS token, summed over its tokens
-    /// (lm-evaluation-harness's loglikelihood; its crows_pairs task compares it).
-    #[value(alias = "ll_sum")]
-    LlSum,
-    /// Causal LMs: ll-sum divided by the sentence's token count.
-    #[value(alias = "ll_mean")]
-    LlMean,
-}
-
-impl ScorerArg {
-    /// The scorer's name in the score table (`aul`, ..., `ll-sum`).
-    pub fn name(self) -> &'static str {
-        match self {
-            ScorerArg::Aul => Scorer::Aul.name(),
-            ScorerArg::Aula => Scorer::Aula.name(),
-            ScorerArg::Cps => Scorer::Cps.name(),
-            ScorerArg::Sss => Scorer::Sss.name(),
-            ScorerArg::AllMasked => Scorer::AllMasked.name(),
-            ScorerArg::Pll => Scorer::Pll.name(),
-            ScorerArg::LlSum => Scorer::LlSum.name(),
-            ScorerArg::LlMean => Scorer::LlMean.name(),
-        }
-    }
-}
-
 /// The scorer names of a `--scorers` list, in order; the model's defaults
 /// ([`LanguageModel::default_scorers`]) when the list is empty (the flag left out).
-pub fn scorer_names(scorers: &[ScorerArg], lm: &LanguageModel) -> Vec<&'static str> {
+pub fn scorer_names(scorers: &[Scorer], lm: &LanguageModel) -> Vec<&'static str> {
     if scorers.is_empty() {
         lm.default_scorers()
     } else {
@@ -123,14 +36,14 @@ pub fn scorer_names(scorers: &[ScorerArg], lm: &LanguageModel) -> Vec<&'static s
 
 /// The masked-LM scorers of a `--scorers` list, in order, for the commands that work with masked
 /// LMs only (`controlled`, `robust paraphrase`); `default` when the list is empty.
-pub fn kinds(scorers: &[ScorerArg], default: &[ScorerKind]) -> Result<Vec<ScorerKind>, CliError> {
+pub fn kinds(scorers: &[Scorer], default: &[ScorerKind]) -> Result<Vec<ScorerKind>, CliError> {
     if scorers.is_empty() {
         return Ok(default.to_vec());
     }
     scorers
         .iter()
-        .map(|s| {
-            s.name().parse::<ScorerKind>().map_err(|_| {
+        .map(|&s| {
+            ScorerKind::of(s).ok_or_else(|| {
                 CliError::Usage(format!(
                     "--scorers {}: a causal-LM scorer; this command works with masked LMs, whose \
                      scorers are aul, aula, cps, sss, all-masked and pll",
@@ -151,8 +64,8 @@ pub struct DeviceArgs {
     #[arg(long)]
     pub threads: Option<i32>,
     /// Model precision (half precision only on CUDA).
-    #[arg(long, value_enum, default_value_t = DtypeArg::F32)]
-    pub dtype: DtypeArg,
+    #[arg(long, value_parser = choice::<Precision>(), default_value = "f32")]
+    pub dtype: Precision,
 }
 
 /// The folder a `--model` argument names — itself, or a Hugging Face id
@@ -261,11 +174,11 @@ pub struct ModelArgs {
     #[arg(long)]
     pub cps_round: bool,
     /// SSS averaging.
-    #[arg(long, value_enum, default_value_t = SssArg::Diagonal)]
-    pub sss: SssArg,
+    #[arg(long, value_parser = choice::<SssAverage>(), default_value = "diagonal")]
+    pub sss: SssAverage,
     /// Alignment order of a pair's tokens.
-    #[arg(long, value_enum, default_value_t = AlignmentArg::StereoFirst)]
-    pub alignment: AlignmentArg,
+    #[arg(long, value_parser = choice::<AlignmentOrder>(), default_value = "stereo-first")]
+    pub alignment: AlignmentOrder,
     /// Only the first N pairs.
     #[arg(long)]
     pub limit: Option<usize>,
@@ -284,11 +197,8 @@ impl ModelArgs {
     pub fn options(&self) -> ScoringOptions {
         ScoringOptions {
             cps_round_3: self.cps_round,
-            sss: self.sss.into(),
-            alignment: match self.alignment {
-                AlignmentArg::StereoFirst => AlignmentOrder::StereoFirst,
-                AlignmentArg::Nangia => AlignmentOrder::Nangia,
-            },
+            sss: self.sss,
+            alignment: self.alignment,
             truncate: self.truncate,
             batch: BatchOptions {
                 max_batch: self.batch_size.max(1),

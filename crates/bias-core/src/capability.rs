@@ -15,6 +15,7 @@
 //! | [`DifferenceMasker`] | masks the tokens where two sentences differ | schroeder2024 §4.3.4 |
 //! | [`Embedder`](crate::Embedder) | embeds texts | schroeder2024 §4.3.4 |
 //! | [`ContinuationScorer`] | log P(continuation \| context) | BBQ, Winogender, StereoSet intersentence |
+//! | [`IntoMaskedLm`] | is taken as a masked LM out of a mixed list | kaneko2023, schroeder2024 |
 //!
 //! [`DatasetScorer`] is built on [`PairScorer`](crate::PairScorer): any runtime gets it from
 //! its pair scorer through [`crate::run::run_scoring`].
@@ -160,6 +161,26 @@ pub trait DifferenceMasker {
     /// # Errors
     /// The runtime's error, boxed.
     fn mask_differing_tokens(&mut self, more: &str, less: &str) -> Result<String, BoxError>;
+}
+
+/// A model of a list that mixes runtimes, which a study of masked LMs only can take as one:
+/// kaneko2023 fine-tunes its models and reads their mask predictions, schroeder2024 embeds with
+/// their encoders, so a reproduction of either takes every model of the list as a masked LM
+/// with those capabilities, and refuses the list when one is not.
+pub trait IntoMaskedLm: DatasetScorer + MaybeTokenPredictor + Sized {
+    /// The model as a masked LM.
+    type Masked: DatasetScorer
+        + MaybeTokenPredictor
+        + MaskFiller
+        + FineTuner
+        + DifferenceMasker
+        + crate::Embedder;
+
+    /// The masked LM, or the model back when it is none (a causal LM).
+    ///
+    /// # Errors
+    /// The model itself, unchanged, when it is not a masked LM.
+    fn into_masked(self) -> Result<Self::Masked, Self>;
 }
 
 /// Scores continuations given contexts: lm-evaluation-harness's `loglikelihood` request (Gao et

@@ -25,6 +25,22 @@ pub enum SssAverage {
     Matrix,
 }
 
+impl crate::Choice for SssAverage {
+    const WHAT: &'static str = "SSS form";
+    const CHOICES: &'static [crate::Named<Self>] = &[
+        crate::Named::new(
+            SssAverage::Diagonal,
+            "diagonal",
+            "Mean over modified positions of their own token (kaneko2022 Eq. 2)",
+        ),
+        crate::Named::new(
+            SssAverage::Matrix,
+            "matrix",
+            "Kaneko's code: mean of the n×n matrix (liu2024's SSS numbers used it too)",
+        ),
+    ];
+}
+
 impl SssAverage {
     /// Both forms.
     pub const ALL: [SssAverage; 2] = [SssAverage::Diagonal, SssAverage::Matrix];

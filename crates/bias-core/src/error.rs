@@ -100,6 +100,16 @@ pub enum CoreError {
          ll-sum or ll-mean (causal LMs)"
     )]
     UnknownScorer(String),
+    /// A name that is none of an option's values ([`crate::Choice`]).
+    #[error("{what} `{value}`: expected one of {expected}")]
+    UnknownChoice {
+        /// What the option is.
+        what: &'static str,
+        /// The name given.
+        value: String,
+        /// Every name the option takes.
+        expected: String,
+    },
 }
 
 /// Where a JSON error is (`, line 4, column 32`), or nothing for an error of serialisation.

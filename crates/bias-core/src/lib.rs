@@ -63,9 +63,11 @@ pub mod references {}
 
 mod bias_type;
 pub mod capability;
+mod choice;
 pub mod conventions;
 mod error;
 mod measurement;
+mod names;
 mod pair;
 pub mod run;
 mod score_table;
@@ -76,12 +78,14 @@ mod traits;
 pub use bias_type::{BiasType, Direction};
 pub use capability::{
     BoxError, Continuation, ContinuationScore, ContinuationScorer, DatasetScorer, DifferenceMasker,
-    FineTuner, FineTuning, GenderTemplates, MaskFiller, MaybeTokenPredictor, SplitByContext,
-    TokenPredictor, TokenQuery,
+    FineTuner, FineTuning, GenderTemplates, IntoMaskedLm, MaskFiller, MaybeTokenPredictor,
+    SplitByContext, TokenPredictor, TokenQuery,
 };
+pub use choice::{Choice, Named};
 pub use conventions::{ScoringConventions, SssAverage};
 pub use error::CoreError;
 pub use measurement::{Measurement, TypeValue};
+pub use names::{DatasetName, ModelName, ScorerName};
 pub use pair::SentencePair;
 pub use run::RunError;
 pub use score_table::{

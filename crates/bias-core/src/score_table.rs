@@ -26,7 +26,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{BiasType, CoreError, Direction};
+use crate::{BiasType, CoreError, DatasetName, Direction, ModelName, ScorerName};
 
 /// The required columns of the score-table CSV, in the order this crate writes them.
 pub const SCORE_TABLE_COLUMNS: [&str; 10] = [
@@ -50,7 +50,7 @@ pub struct ScoreRow {
     /// The pair's id in its data set.
     pub pair_id: String,
     /// Data set label (`crows-pairs`, `stereoset`, ...).
-    pub dataset: String,
+    pub dataset: DatasetName,
     /// The pair's social category.
     pub bias_type: BiasType,
     /// The pair's direction.
@@ -64,9 +64,9 @@ pub struct ScoreRow {
     /// Score of the anti-stereotypical sentence.
     pub score_anti: f64,
     /// The scorer that produced both scores.
-    pub scorer: String,
+    pub scorer: ScorerName,
     /// The model that was scored.
-    pub model: String,
+    pub model: ModelName,
     /// Number of tokens scored in the stereotypical sentence, if recorded.
     #[serde(default)]
     pub tokens_stereo: Option<usize>,
@@ -132,7 +132,7 @@ pub struct ScoreRowBuilder(ScoreRow);
 
 impl ScoreRowBuilder {
     /// The data set label.
-    pub fn dataset(mut self, dataset: impl Into<String>) -> Self {
+    pub fn dataset(mut self, dataset: impl Into<DatasetName>) -> Self {
         self.0.dataset = dataset.into();
         self
     }
@@ -151,13 +151,13 @@ impl ScoreRowBuilder {
     }
 
     /// The scorer's name.
-    pub fn scorer(mut self, scorer: impl Into<String>) -> Self {
+    pub fn scorer(mut self, scorer: impl Into<ScorerName>) -> Self {
         self.0.scorer = scorer.into();
         self
     }
 
     /// The model's name.
-    pub fn model(mut self, model: impl Into<String>) -> Self {
+    pub fn model(mut self, model: impl Into<ModelName>) -> Self {
         self.0.model = model.into();
         self
     }
@@ -292,7 +292,7 @@ impl ScoreTable {
         let header = csv.headers().map_err(csv_err)?.clone();
         let columns = Columns::locate(&header, source_name)?;
         let mut rows = Vec::new();
-        let mut seen: HashMap<(String, String, String, String), u64> = HashMap::new();
+        let mut seen: HashMap<(DatasetName, ScorerName, ModelName, String), u64> = HashMap::new();
         for record in csv.records() {
             let record = record.map_err(csv_err)?;
             let line = record.position().map_or(0, |p| p.line());
@@ -541,7 +541,7 @@ impl Columns {
         };
         Ok(ScoreRow {
             pair_id: field(0).to_owned(),
-            dataset: field(1).to_owned(),
+            dataset: field(1).into(),
             bias_type: field(2)
                 .parse()
                 .map_err(|_| invalid(2, "a bias type label"))?,
@@ -552,8 +552,8 @@ impl Columns {
             anti: sentence(5)?,
             score_stereo: score(6)?,
             score_anti: score(7)?,
-            scorer: field(8).to_owned(),
-            model: field(9).to_owned(),
+            scorer: field(8).into(),
+            model: field(9).into(),
             tokens_stereo: count(0)?,
             tokens_anti: count(1)?,
             group_id: optional(2).map(str::to_owned),

@@ -61,6 +61,48 @@ impl Scorer {
     }
 }
 
+impl crate::Choice for Scorer {
+    const WHAT: &'static str = "scorer";
+    const CHOICES: &'static [crate::Named<Self>] = &[
+        crate::Named::new(
+            Scorer::Aul,
+            "aul",
+            "All Unmasked Likelihood (kaneko2022 Eq. 4)",
+        ),
+        crate::Named::new(
+            Scorer::Aula,
+            "aula",
+            "AUL with attention weights (kaneko2022 Eq. 5)",
+        ),
+        crate::Named::new(Scorer::Cps, "cps", "CrowS-Pairs score (Nangia et al. 2020)"),
+        crate::Named::new(Scorer::Sss, "sss", "StereoSet score (kaneko2022 Eq. 2)"),
+        crate::Named::new(
+            Scorer::AllMasked,
+            "all-masked",
+            "Every token masked at once (kaneko2022 Table 3)",
+        )
+        .aliases(&["allmasked", "all_masked"]),
+        crate::Named::new(
+            Scorer::Pll,
+            "pll",
+            "Pseudo-log-likelihood (Salazar et al. 2020)",
+        ),
+        crate::Named::new(
+            Scorer::LlSum,
+            "ll-sum",
+            "Causal LMs: the sentence log-likelihood given the BOS token, summed over its tokens \
+             (lm-evaluation-harness's loglikelihood; its crows_pairs task compares it)",
+        )
+        .aliases(&["ll_sum"]),
+        crate::Named::new(
+            Scorer::LlMean,
+            "ll-mean",
+            "Causal LMs: ll-sum divided by the sentence's token count",
+        )
+        .aliases(&["ll_mean"]),
+    ];
+}
+
 impl fmt::Display for Scorer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

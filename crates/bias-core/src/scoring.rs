@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::SentencePair;
+use crate::{ScorerName, SentencePair};
 
 /// A sentence's score and the token counts behind it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,7 +27,7 @@ pub struct SentenceScore {
 pub struct PairScore {
     /// The scorer's name, as written to the score table's `scorer` column (`aul`, `cps`, ...);
     /// one of [`PairScorer::scorer_names`].
-    pub scorer: String,
+    pub scorer: ScorerName,
     /// Score of the stereotypical sentence.
     pub stereo: SentenceScore,
     /// Score of the anti-stereotypical sentence.
@@ -38,7 +38,7 @@ pub struct PairScore {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unscorable {
     /// The scorer's name.
-    pub scorer: String,
+    pub scorer: ScorerName,
     /// Why, in words (for example "a sentence without modified tokens" for SSS).
     pub reason: String,
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use bias_core::{BiasType, Measurement, ScoreRow, ScoreTable, TypeValue};
+use bias_core::{BiasType, Choice, Measurement, Named, ScoreRow, ScoreTable, TypeValue};
 use serde::{Deserialize, Serialize};
 
 use crate::gaussian::Gaussian;
@@ -21,6 +21,22 @@ pub enum SmallTypePolicy {
     /// Leave the type out: it is absent from `by_type`, its pairs are not counted in `N` (nor in
     /// the pooled fit), and the weights are `n_k / Σ_{kept} n_k`.
     Skip,
+}
+
+impl Choice for SmallTypePolicy {
+    const WHAT: &'static str = "small-type policy";
+    const CHOICES: &'static [Named<Self>] = &[
+        Named::new(
+            SmallTypePolicy::Error,
+            "error",
+            "A bias type with a single pair is an error",
+        ),
+        Named::new(
+            SmallTypePolicy::Skip,
+            "skip",
+            "Leave such types out of KLS / JSS",
+        ),
+    ];
 }
 
 /// Options of the distribution measures ([`crate::Kls`], [`crate::Jss`]).

@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use bias_core::{BiasMeasure, BiasType, Direction, Measurement, ScoreRow, ScoreTable, TypeValue};
+use bias_core::{
+    BiasMeasure, BiasType, Choice, Direction, Measurement, Named, ScoreRow, ScoreTable, TypeValue,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::distribution::check_table;
@@ -20,6 +22,23 @@ pub enum TieHandling {
     /// report adds the stereo and antistereo sub-scores over the non-tied pairs of each
     /// [`Direction`] ([`NangiaScores`]).
     Neutral,
+}
+
+impl Choice for TieHandling {
+    const WHAT: &'static str = "tie handling";
+    const CHOICES: &'static [Named<Self>] = &[
+        Named::new(
+            TieHandling::NotStereotypical,
+            "strict",
+            "A tie is not stereotypical (liu2024 Eq. 2); the sign test counts it so, in n",
+        ),
+        Named::new(
+            TieHandling::Neutral,
+            "nangia",
+            "Nangia et al.: report ties as neutral, plus stereo / antistereo sub-scores; the sign \
+             test leaves ties out",
+        ),
+    ];
 }
 
 /// Options of the indicator score.

@@ -3,7 +3,7 @@
 
 use std::f64::consts::LN_2;
 
-use bias_core::{BiasMeasure, Measurement, ScoreTable};
+use bias_core::{BiasMeasure, Choice, Measurement, Named, ScoreTable};
 use serde::{Deserialize, Serialize};
 
 use crate::distribution::{measure_distribution, DistributionOptions};
@@ -23,6 +23,22 @@ pub enum JssVariant {
     /// Gaussians against their mixture, in bits ([`jensen_shannon_bits`], in `[0, 1]`), and the
     /// unfolded `Δσ = |σ_st − σ_at|`.
     PaperText,
+}
+
+impl Choice for JssVariant {
+    const WHAT: &'static str = "JSS variant";
+    const CHOICES: &'static [Named<Self>] = &[
+        Named::new(
+            JssVariant::AuthorsCode,
+            "authors",
+            "The authors' closed form (default; produced the published numbers)",
+        ),
+        Named::new(
+            JssVariant::PaperText,
+            "paper",
+            "The paper's text: the true Jensen–Shannon divergence in bits",
+        ),
+    ];
 }
 
 /// JSS as the authors' code computes it (liu2024):

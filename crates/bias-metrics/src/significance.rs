@@ -225,15 +225,15 @@ pub(crate) fn lean_rows(table: &ScoreTable) -> Vec<ScoreRow> {
         .iter()
         .map(|r| ScoreRow {
             pair_id: r.pair_id.clone(),
-            dataset: String::new(),
+            dataset: String::new().into(),
             bias_type: r.bias_type.clone(),
             direction: r.direction,
             stereo: String::new(),
             anti: String::new(),
             score_stereo: r.score_stereo,
             score_anti: r.score_anti,
-            scorer: String::new(),
-            model: String::new(),
+            scorer: String::new().into(),
+            model: String::new().into(),
             tokens_stereo: r.tokens_stereo,
             tokens_anti: r.tokens_anti,
             group_id: r.group_id.clone(),

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use bias_core::{BiasType, TypeValue};
+use bias_core::{BiasType, Choice, Named, TypeValue};
 use serde::{Deserialize, Serialize};
 
 use crate::MetricsError;
@@ -57,6 +57,18 @@ pub enum Aggregation {
     /// Fit the two Gaussians on all pairs pooled, ignoring bias types, and compute the measure
     /// once (Eqs. 6 / 9 applied to the whole table). Per-type values are still reported.
     Pooled,
+}
+
+impl Choice for Aggregation {
+    const WHAT: &'static str = "aggregation";
+    const CHOICES: &'static [Named<Self>] = &[
+        Named::new(
+            Aggregation::WeightedByType,
+            "weighted",
+            "Per-type values weighted by n_k / N (liu2024 Eqs. 10–11)",
+        ),
+        Named::new(Aggregation::Pooled, "pooled", "One fit on all pairs pooled"),
+    ];
 }
 
 /// The weighted form of liu2024 Eqs. 10–11:

@@ -14,6 +14,18 @@ pub enum PaperError {
     /// A table, figure or file of the reproduction could not be drawn or written.
     #[error(transparent)]
     Report(#[from] ReportError),
+    /// A paper that studies masked LMs only (kaneko2023 fine-tunes them and reads their mask
+    /// predictions, schroeder2024 embeds with their encoders) was given another model.
+    #[error(
+        "{paper} studies masked LMs (it fine-tunes them, reads their mask predictions or embeds \
+         with their encoders); {model} is a causal LM: leave it out of the models"
+    )]
+    MaskedOnly {
+        /// The paper.
+        paper: crate::Paper,
+        /// The first model that is not a masked LM.
+        model: String,
+    },
 }
 
 /// The layers below the studies reach a reproduction through [`RobustError`], as they do a study.

@@ -52,6 +52,7 @@ mod kaneko2023;
 mod liu2024;
 mod output;
 mod paraphrase;
+mod run;
 mod schroeder2024;
 mod study;
 
@@ -74,6 +75,7 @@ pub use liu2024::published as liu2024_published;
 pub use liu2024::{min_models_mi, reproduce_liu2024, Liu2024Options, MIN_MODELS_PEARSON};
 pub use output::{Artifact, Cell, Reproduction, Scope, Status, Table};
 pub use paraphrase::{reproduce_paraphrase, Paraphrase2022Options};
+pub use run::{reproduce_paper, PaperOptions, Places, Reproduced};
 pub use schroeder2024::{
     average_ranks, low_high, low_high_accuracy, pairwise_accuracy,
     reproduce_with as reproduce_schroeder2024_with, sd_selection, type_scores, Figure1Reading,

@@ -69,6 +69,11 @@ impl ScorerKind {
         self.scorer().name()
     }
 
+    /// The masked-LM scorer `scorer` is; `None` for a causal LM's.
+    pub fn of(scorer: bias_core::Scorer) -> Option<ScorerKind> {
+        ScorerKind::ALL.into_iter().find(|k| k.scorer() == scorer)
+    }
+
     /// Whether the score depends on the other sentence of the pair (through the alignment).
     pub fn needs_alignment(self) -> bool {
         matches!(self, ScorerKind::Cps | ScorerKind::Sss)
@@ -103,6 +108,22 @@ pub enum AlignmentOrder {
     StereoFirst,
     /// Nangia et al.'s CrowS-Pairs script: `(sent_less, sent_more)` on `antistereo` rows.
     Nangia,
+}
+
+impl bias_core::Choice for AlignmentOrder {
+    const WHAT: &'static str = "alignment order";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            AlignmentOrder::StereoFirst,
+            "stereo-first",
+            "Align (stereo, anti) for every pair (Kaneko, Liu)",
+        ),
+        bias_core::Named::new(
+            AlignmentOrder::Nangia,
+            "nangia",
+            "Nangia's script: (anti, stereo) on antistereo rows",
+        ),
+    ];
 }
 
 /// Options of the scorers; [`Default`] reproduces the papers' definitions.
@@ -267,7 +288,7 @@ impl<'m> MlmScorer<'m> {
                     && (p.modified[0].is_empty() || p.modified[1].is_empty())
                 {
                     unscorable.push(Unscorable {
-                        scorer: kind.name().to_owned(),
+                        scorer: kind.name().to_owned().into(),
                         reason: "a sentence without modified tokens".to_owned(),
                     });
                     continue;
@@ -278,7 +299,7 @@ impl<'m> MlmScorer<'m> {
                     self.combine(*kind, ids, &p.modified[side], &rs)
                 };
                 scores.push(PairScore {
-                    scorer: kind.name().to_owned(),
+                    scorer: kind.name().to_owned().into(),
                     stereo: side_score(0),
                     anti: side_score(1),
                 });

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use bias_core::run::{run_scoring, RunSummary};
 use bias_core::{
     BoxError, DatasetScorer, DifferenceMasker, Embedder, FineTuner, FineTuning, GenderTemplates,
-    MaskFiller, MaybeTokenPredictor, PairScorer, SentencePair, TokenPredictor, TokenQuery,
+    IntoMaskedLm, MaskFiller, MaybeTokenPredictor, PairScorer, SentencePair, TokenPredictor,
+    TokenQuery,
 };
 
 use crate::language_model::{causal_kinds, masked_kinds};
@@ -306,6 +307,18 @@ impl DatasetScorer for StudiedLm {
         match self {
             StudiedLm::Masked(m) => m.score_into(dataset, pairs, out),
             StudiedLm::Causal(m) => m.score_into(dataset, pairs, out),
+        }
+    }
+}
+
+impl IntoMaskedLm for StudiedLm {
+    type Masked = StudiedMlm;
+
+    /// The masked LM; the causal one back.
+    fn into_masked(self) -> Result<StudiedMlm, Self> {
+        match self {
+            StudiedLm::Masked(m) => Ok(m),
+            causal @ StudiedLm::Causal(_) => Err(causal),
         }
     }
 }

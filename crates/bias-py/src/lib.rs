@@ -83,7 +83,7 @@ fn columns<'py>(py: Python<'py>, table: &ScoreTable) -> PyResult<Bound<'py, PyDi
     let text = |f: &dyn Fn(&ScoreRow) -> String| rows.iter().map(f).collect::<Vec<String>>();
     let out = PyDict::new(py);
     out.set_item("pair_id", text(&|r| r.pair_id.clone()))?;
-    out.set_item("dataset", text(&|r| r.dataset.clone()))?;
+    out.set_item("dataset", text(&|r| r.dataset.to_string()))?;
     out.set_item("bias_type", text(&|r| r.bias_type.to_string()))?;
     out.set_item("direction", text(&|r| r.direction.to_string()))?;
     out.set_item("stereo", text(&|r| r.stereo.clone()))?;
@@ -91,8 +91,8 @@ fn columns<'py>(py: Python<'py>, table: &ScoreTable) -> PyResult<Bound<'py, PyDi
     let scores = |f: &dyn Fn(&ScoreRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
     out.set_item("score_stereo", scores(&|r| r.score_stereo))?;
     out.set_item("score_anti", scores(&|r| r.score_anti))?;
-    out.set_item("scorer", text(&|r| r.scorer.clone()))?;
-    out.set_item("model", text(&|r| r.model.clone()))?;
+    out.set_item("scorer", text(&|r| r.scorer.to_string()))?;
+    out.set_item("model", text(&|r| r.model.to_string()))?;
     let tokens = |f: &dyn Fn(&ScoreRow) -> Option<usize>| rows.iter().map(f).collect::<Vec<_>>();
     out.set_item("tokens_stereo", tokens(&|r| r.tokens_stereo))?;
     out.set_item("tokens_anti", tokens(&|r| r.tokens_anti))?;
@@ -228,16 +228,12 @@ fn table_of(data: &Bound<'_, PyDict>) -> PyResult<ScoreTable> {
         .collect())
 }
 
-/// `f32` (the reference), `f16` or `bf16`.
+/// `f32` (the reference), `f16` or `bf16` ([`bias_plm::Precision`]).
 fn kind_of(dtype: &str) -> PyResult<Kind> {
-    match dtype {
-        "f32" | "float32" => Ok(Kind::Float),
-        "f16" | "float16" => Ok(Kind::Half),
-        "bf16" | "bfloat16" => Ok(Kind::BFloat16),
-        other => Err(BiasError::new_err(format!(
-            "dtype {other:?}: expected f32, f16 or bf16"
-        ))),
-    }
+    use bias_core::Choice;
+    bias_plm::Precision::parse_choice(dtype)
+        .map(bias_plm::Precision::kind)
+        .map_err(|e| bias_error(&e))
 }
 
 /// Opens `model` (a folder, a LoRA adapter folder or a Hugging Face id in the cache), named

@@ -5,14 +5,9 @@
 
 use std::path::PathBuf;
 
-use bias_core::DatasetScorer;
 use bias_embed::{same_binary, weat, CasePolicy, Ddof, VectorFormat, WordVectors};
-use bias_papers::{
-    reproduce_kaneko2022, reproduce_kaneko2023, reproduce_liu2024, reproduce_paraphrase,
-    reproduce_schroeder2024_with, Kaneko2022Options, Kaneko2023Options, Liu2024Options, Paper,
-    Paraphrase2022Options, Reproduction, SchroederOptions, Study,
-};
-use bias_plm::{ScoringOptions, StudiedLm, StudiedMlm};
+use bias_papers::{reproduce_paper, Paper, PaperOptions, Places};
+use bias_plm::{ScoringOptions, StudiedLm};
 use bias_robust::{subsample_by_scorer, RobustnessOptions, ScorerGrouping, SyncMeasure};
 use ndarray::Array2;
 use pyo3::prelude::*;
@@ -88,54 +83,18 @@ pub(crate) fn reproduce<'py>(
         let lm = open(m, device, dtype, None)?;
         studied.push(StudiedLm::new(lm).with_options(options));
     }
-    let scores = out.join("scores");
-    let mut repro = Reproduction::create(paper, &out).map_err(|e| bias_error(&e))?;
-    let result = match paper {
-        Paper::Kaneko2023 | Paper::Schroeder2024 => {
-            let masked: Vec<StudiedMlm> = studied
-                .into_iter()
-                .map(|m| match m {
-                    StudiedLm::Masked(m) => Ok(m),
-                    StudiedLm::Causal(c) => Err(BiasError::new_err(format!(
-                        "{paper} studies masked LMs; {} is a causal LM",
-                        c.name()
-                    ))),
-                })
-                .collect::<PyResult<_>>()?;
-            let mut study = Study::new(masked, &data_dir, &scores)
-                .map_err(|e| bias_error(&e))?
-                .with_max_pairs(max_pairs);
-            match paper {
-                Paper::Kaneko2023 => {
-                    reproduce_kaneko2023(&mut study, &mut repro, &Kaneko2023Options::default())
-                }
-                _ => reproduce_schroeder2024_with(
-                    &mut study,
-                    &mut repro,
-                    &SchroederOptions::default(),
-                ),
-            }
-        }
-        _ => {
-            let mut study = Study::new(studied, &data_dir, &scores)
-                .map_err(|e| bias_error(&e))?
-                .with_max_pairs(max_pairs);
-            match paper {
-                Paper::Liu2024 => {
-                    reproduce_liu2024(&mut study, &mut repro, &Liu2024Options::default())
-                }
-                Paper::Paraphrase => {
-                    reproduce_paraphrase(&mut study, &mut repro, &Paraphrase2022Options::default())
-                }
-                _ => reproduce_kaneko2022(&mut study, &mut repro, Kaneko2022Options::default()),
-            }
-        }
+    let places = Places {
+        data_dir,
+        scores_dir: out.join("scores"),
+        out,
     };
-    // The index lists what was written even when a later table failed.
-    let artifacts = repro.finish().map_err(|e| bias_error(&e))?;
-    result.map_err(|e| bias_error(&e))?;
+    let options = PaperOptions {
+        max_pairs,
+        ..PaperOptions::default()
+    };
+    let done = reproduce_paper(paper, studied, &places, &options).map_err(|e| bias_error(&e))?;
     let list = PyList::empty(py);
-    for a in artifacts {
+    for a in done.artifacts {
         let d = PyDict::new(py);
         d.set_item("id", &a.id)?;
         d.set_item("title", &a.title)?;

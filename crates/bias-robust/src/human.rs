@@ -191,7 +191,7 @@ fn single_slice(table: &ScoreTable) -> Result<(String, String), RobustError> {
         }
     }
     let first = &table.rows()[0];
-    Ok((first.scorer.clone(), first.model.clone()))
+    Ok((first.scorer.to_string(), first.model.to_string()))
 }
 
 /// The records that have a row in `table` (joined on the record index), in record order: a

@@ -68,7 +68,7 @@ pub fn stereoset_by_scorer(
             .iter()
             .map(|r: &ScoreRow| {
                 (
-                    (r.scorer.clone(), r.pair_id.clone()),
+                    (r.scorer.to_string(), r.pair_id.clone()),
                     r.score_stereo - r.score_anti,
                 )
             })

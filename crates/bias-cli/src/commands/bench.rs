@@ -7,8 +7,9 @@ use std::time::Instant;
 use bias_plm::{LanguageModel, PlmError};
 use clap::Args;
 
+use crate::choice::choice;
 use crate::error::CliError;
-use crate::model_args::{ModelArgs, ScorerArg};
+use crate::model_args::ModelArgs;
 use crate::output::{fixed, write_json, Format, Grid};
 
 /// Arguments of `bias bench`.
@@ -18,8 +19,8 @@ pub struct BenchArgs {
     model: ModelArgs,
     /// Scorers to time, each on its own [default: aul,cps for a masked LM, ll-sum for a causal
     /// LM].
-    #[arg(long, value_enum, ignore_case = true, value_delimiter = ',')]
-    scorers: Vec<ScorerArg>,
+    #[arg(long, value_parser = choice::<Scorer>(), ignore_case = true, value_delimiter = ',')]
+    scorers: Vec<Scorer>,
     /// Output format (the table's header line is printed with `table` only).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,

@@ -27,7 +27,10 @@ use crate::commands::finetune::{summary, Preset, ResolvedTraining, TrainArgs};
 use crate::data_args::{CrowsArgs, Rates};
 use crate::error::CliError;
 use crate::model_args::resolve_model;
-use crate::model_args::{kinds, ScorerArg};
+use bias_core::Scorer;
+
+use crate::choice::choice;
+use crate::model_args::kinds;
 use crate::output::{write_json, Format};
 
 /// `bias controlled` arguments.
@@ -55,12 +58,12 @@ pub struct ControlledArgs {
     /// PLL scorers run on the CrowS-Pairs gender pairs.
     #[arg(
         long,
-        value_enum,
+        value_parser = choice::<Scorer>(),
         ignore_case = true,
         value_delimiter = ',',
         default_value = "aul,aula,cps,sss"
     )]
-    scorers: Vec<ScorerArg>,
+    scorers: Vec<Scorer>,
     /// Measures computed on each scorer's male-oriented table.
     #[arg(long, value_delimiter = ',', default_value = "indicator,kls,jss")]
     measures: Vec<bias_metrics::MeasureSpec>,

@@ -111,7 +111,7 @@ impl TrainArgs {
         crate::model_args::DeviceArgs {
             device: self.device.clone(),
             threads: self.threads,
-            dtype: crate::model_args::DtypeArg::F32,
+            dtype: bias_plm::Precision::F32,
         }
     }
 }

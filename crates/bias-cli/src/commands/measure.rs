@@ -11,44 +11,12 @@ use bias_metrics::{
     Aggregation, BootstrapOptions, DistributionOptions, FamilyOptions, IndicatorOptions,
     JssVariant, MeasureSpec, MetricsError, Rounding, SmallTypePolicy, TestName, TieHandling,
 };
-use clap::{Args, ValueEnum};
+use clap::Args;
 
+use crate::choice::choice;
 use crate::error::CliError;
 use crate::output::{fixed, write_json, Format, Grid};
 use crate::tables::{in_slice, read_all_slices};
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum JssArg {
-    /// The authors' closed form (default; produced the published numbers).
-    Authors,
-    /// The paper's text: the true Jensen–Shannon divergence in bits.
-    Paper,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum TiesArg {
-    /// A tie is not stereotypical (liu2024 Eq. 2); the sign test counts it so, in n.
-    Strict,
-    /// Nangia et al.: report ties as neutral, plus stereo / antistereo sub-scores; the sign
-    /// test leaves ties out.
-    Nangia,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum AggregationArg {
-    /// Per-type values weighted by n_k / N (liu2024 Eqs. 10–11).
-    Weighted,
-    /// One fit on all pairs pooled.
-    Pooled,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum SmallTypesArg {
-    /// A bias type with a single pair is an error.
-    Error,
-    /// Leave such types out of KLS / JSS.
-    Skip,
-}
 
 /// The measures and their settings, shared by `bias measure` and `bias compare`.
 #[derive(Debug, Args)]
@@ -58,17 +26,17 @@ pub struct MeasureSettings {
     #[arg(long, value_delimiter = ',', default_value = "indicator,kls,jss")]
     pub measures: Vec<MeasureSpec>,
     /// JSS computation (`--measures jss-paper` is the same as `jss` with `--jss paper`).
-    #[arg(long, value_enum, default_value_t = JssArg::Authors)]
-    jss: JssArg,
+    #[arg(long, value_parser = choice::<JssVariant>(), default_value = "authors")]
+    jss: JssVariant,
     /// Tie reporting of the indicator.
-    #[arg(long, value_enum, default_value_t = TiesArg::Strict)]
-    ties: TiesArg,
+    #[arg(long, value_parser = choice::<TieHandling>(), default_value = "strict")]
+    ties: TieHandling,
     /// How KLS / JSS combine bias types.
-    #[arg(long, value_enum, default_value_t = AggregationArg::Weighted)]
-    aggregation: AggregationArg,
+    #[arg(long, value_parser = choice::<Aggregation>(), default_value = "weighted")]
+    aggregation: Aggregation,
     /// What KLS / JSS do with a bias type that has a single pair.
-    #[arg(long, value_enum, default_value_t = SmallTypesArg::Error)]
-    small_types: SmallTypesArg,
+    #[arg(long, value_parser = choice::<SmallTypePolicy>(), default_value = "error")]
+    small_types: SmallTypePolicy,
 }
 
 /// The tests' settings, shared by `bias measure` and `bias compare`.
@@ -144,24 +112,15 @@ pub struct MeasureArgs {
 impl MeasureSettings {
     fn distribution_options(&self, rounding: Rounding) -> DistributionOptions {
         DistributionOptions {
-            aggregation: match self.aggregation {
-                AggregationArg::Weighted => Aggregation::WeightedByType,
-                AggregationArg::Pooled => Aggregation::Pooled,
-            },
+            aggregation: self.aggregation,
             rounding,
-            small_types: match self.small_types {
-                SmallTypesArg::Error => SmallTypePolicy::Error,
-                SmallTypesArg::Skip => SmallTypePolicy::Skip,
-            },
+            small_types: self.small_types,
         }
     }
 
     fn indicator_options(&self, rounding: Rounding) -> IndicatorOptions {
         IndicatorOptions {
-            ties: match self.ties {
-                TiesArg::Strict => TieHandling::NotStereotypical,
-                TiesArg::Nangia => TieHandling::Neutral,
-            },
+            ties: self.ties,
             rounding,
         }
     }
@@ -171,8 +130,8 @@ impl MeasureSettings {
         let spec = match spec {
             MeasureSpec::Jss { variant, options } => MeasureSpec::Jss {
                 variant: match self.jss {
-                    JssArg::Authors => variant,
-                    JssArg::Paper => JssVariant::PaperText,
+                    JssVariant::AuthorsCode => variant,
+                    JssVariant::PaperText => JssVariant::PaperText,
                 },
                 options,
             },

@@ -5,21 +5,21 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use bias_core::{DatasetScorer, ScoringConventions};
+use bias_core::{ScoringConventions, SssAverage};
 use bias_metrics::JssVariant;
-use bias_papers::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
-use bias_plm::{ScoringOptions, StudiedLm, StudiedMlm};
+use bias_papers::{reproduce_paper, Liu2024Options, Paper, PaperOptions, Places};
+use bias_plm::{ScoringOptions, StudiedLm};
 use bias_robust::RobustnessOptions;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::commands::measure::JssArg;
+use crate::choice::choice;
 use crate::error::CliError;
 
 mod kaneko2023;
 mod paraphrase;
 mod schroeder2024;
-use crate::model_args::{CpsRoundArg, DeviceArgs, SssArg};
+use crate::model_args::{CpsRoundArg, DeviceArgs};
 
 /// Arguments of `bias reproduce`.
 #[derive(Debug, Args)]
@@ -51,8 +51,8 @@ pub struct ReproduceArgs {
     /// produced the published SSS numbers of kaneko2022 and liu2024) or `diagonal` (kaneko2022
     /// Eq. 2). Default: the form of the paper's own code (matrix for kaneko2022 and liu2024,
     /// diagonal for the others). Every table with SSS says which form it shows.
-    #[arg(long, value_enum)]
-    pub sss: Option<SssArg>,
+    #[arg(long, value_parser = choice::<SssAverage>())]
+    pub sss: Option<SssAverage>,
     /// Whether CPS rounds each sentence score before comparing: `3` (3 decimals, kaneko2022's
     /// evaluate.py) or `none` (liu2024's evaluation.py and the definition). Default: the paper's
     /// own code.
@@ -60,8 +60,8 @@ pub struct ReproduceArgs {
     pub cps_round: Option<CpsRoundArg>,
     /// liu2024: the JSS of Eq. 9, the authors' code (default; it produced the paper's numbers)
     /// or the paper's text (the true Jensen–Shannon divergence in bits).
-    #[arg(long = "liu2024-jss", value_enum, default_value_t = JssArg::Authors)]
-    pub jss: JssArg,
+    #[arg(long = "liu2024-jss", value_parser = choice::<JssVariant>(), default_value = "authors")]
+    pub jss: JssVariant,
     /// liu2024 Figure 5 and Table 5: seeded sub-samples of CrowS-Pairs per sampling rate (the
     /// paper averages "multiple sampling experiments" without saying how many).
     #[arg(long = "liu2024-repeats", default_value_t = 100)]
@@ -96,10 +96,7 @@ impl ReproduceArgs {
     /// `--liu2024-mi-neighbors`.
     fn liu2024_options(&self) -> Liu2024Options {
         Liu2024Options {
-            jss: match self.jss {
-                JssArg::Authors => JssVariant::AuthorsCode,
-                JssArg::Paper => JssVariant::PaperText,
-            },
+            jss: self.jss,
             robustness: RobustnessOptions {
                 repeats: self.subsample_repeats,
                 seed: self.subsample_seed,
@@ -114,7 +111,7 @@ impl ReproduceArgs {
     fn conventions(&self) -> ScoringConventions {
         let mut c = self.paper.scoring_conventions();
         if let Some(sss) = self.sss {
-            c.sss = sss.into();
+            c.sss = sss;
         }
         if let Some(round) = self.cps_round {
             c.cps_round_3 = round == CpsRoundArg::Three;
@@ -123,9 +120,20 @@ impl ReproduceArgs {
     }
 
     fn scores_dir(&self) -> PathBuf {
-        self.scores.clone().unwrap_or_else(|| {
-            let parent = self.out.parent().filter(|p| !p.as_os_str().is_empty());
-            parent.map_or_else(|| PathBuf::from("scores"), |p| p.join("scores"))
+        self.scores
+            .clone()
+            .unwrap_or_else(|| Places::beside(&self.data_dir, &self.out).scores_dir)
+    }
+
+    /// The options of every paper, from their flags.
+    fn paper_options(&self) -> Result<PaperOptions, CliError> {
+        Ok(PaperOptions {
+            max_pairs: self.max_pairs,
+            kaneko2022: self.kaneko2022.options(),
+            liu2024: self.liu2024_options(),
+            paraphrase: self.paraphrase.options(),
+            kaneko2023: self.kaneko2023.options_for(&self.models),
+            schroeder2024: self.schroeder2024.options()?,
         })
     }
 }
@@ -150,77 +158,20 @@ fn progress_bar(model: &str) -> bias_plm::ProgressFn {
 
 /// Runs `bias reproduce`.
 pub fn run(args: &ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let options = ScoringOptions::default().with_conventions(args.conventions());
+    let scoring = ScoringOptions::default().with_conventions(args.conventions());
     let mut models = Vec::new();
     for dir in &args.models {
         let lm = args.device.open_any(dir, None)?;
         let bar = progress_bar(lm.name());
-        models.push(StudiedLm::new(lm).with_options(options).with_progress(bar));
+        models.push(StudiedLm::new(lm).with_options(scoring).with_progress(bar));
     }
-    let mut repro = Reproduction::create(args.paper, &args.out)?;
-    let result = match args.paper {
-        // Fine-tuning, mask probabilities and embeddings: masked LMs only.
-        Paper::Kaneko2023 | Paper::Schroeder2024 => {
-            let mut study = study(args, masked_only(args.paper, models)?)?;
-            let result = match args.paper {
-                Paper::Kaneko2023 => bias_papers::reproduce_kaneko2023(
-                    &mut study,
-                    &mut repro,
-                    &args.kaneko2023.options_for(&args.models),
-                ),
-                _ => bias_papers::reproduce_schroeder2024_with(
-                    &mut study,
-                    &mut repro,
-                    &args.schroeder2024.options()?,
-                ),
-            };
-            (result, study.len())
-        }
-        Paper::Liu2024 | Paper::Paraphrase | Paper::Kaneko2022 => {
-            let mut study = study(args, models)?;
-            let result = match args.paper {
-                Paper::Liu2024 => {
-                    reproduce_liu2024(&mut study, &mut repro, &args.liu2024_options())
-                }
-                Paper::Paraphrase => bias_papers::reproduce_paraphrase(
-                    &mut study,
-                    &mut repro,
-                    &args.paraphrase.options(),
-                ),
-                _ => bias_papers::reproduce_kaneko2022(
-                    &mut study,
-                    &mut repro,
-                    args.kaneko2022.options(),
-                ),
-            };
-            (result, study.len())
-        }
+    let places = Places {
+        data_dir: args.data_dir.clone(),
+        scores_dir: args.scores_dir(),
+        out: args.out.clone(),
     };
-    let (result, n_models) = result;
-    // The index lists what was written even when a later table failed.
-    let artifacts = repro.finish()?;
-    result?;
-    print_index(args, n_models, &artifacts, out)
-}
-
-/// The study of `models` on the data and scores folders of `args`.
-fn study<M: DatasetScorer>(args: &ReproduceArgs, models: Vec<M>) -> Result<Study<M>, CliError> {
-    Ok(Study::new(models, &args.data_dir, args.scores_dir())?.with_max_pairs(args.max_pairs))
-}
-
-/// The masked LMs of `models`, or an error naming the first causal one.
-fn masked_only(paper: Paper, models: Vec<StudiedLm>) -> Result<Vec<StudiedMlm>, CliError> {
-    models
-        .into_iter()
-        .map(|m| match m {
-            StudiedLm::Masked(m) => Ok(m),
-            StudiedLm::Causal(c) => Err(CliError::Usage(format!(
-                "{paper} studies masked LMs (it fine-tunes them, reads their mask predictions or \
-                 embeds with their encoders); {} is a causal LM: leave it out of --models",
-                c.name()
-            ))),
-        })
-        .collect()
+    let done = reproduce_paper(args.paper, models, &places, &args.paper_options()?)?;
+    print_index(args, done.models, &done.artifacts, out)
 }
 
 fn print_index(

@@ -9,7 +9,10 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::CliError;
-use crate::model_args::{scorer_names, ModelArgs, ScorerArg};
+use bias_core::Scorer;
+
+use crate::choice::choice;
+use crate::model_args::{scorer_names, ModelArgs};
 
 /// Arguments of `bias score`.
 #[derive(Debug, Args)]
@@ -18,8 +21,8 @@ pub struct ScoreArgs {
     pub model: ModelArgs,
     /// Scorers, comma-separated [default: aul,aula,cps,sss,all-masked for a masked LM,
     /// ll-sum,ll-mean for a causal LM].
-    #[arg(long, value_enum, ignore_case = true, value_delimiter = ',')]
-    pub scorers: Vec<ScorerArg>,
+    #[arg(long, value_parser = choice::<Scorer>(), ignore_case = true, value_delimiter = ',')]
+    pub scorers: Vec<Scorer>,
     /// The score table to write (resumed if it exists from the same run).
     #[arg(long)]
     pub out: PathBuf,

@@ -274,7 +274,7 @@ fn indicator_of(path: &str) -> (String, f64) {
         .iter()
         .filter(|r| r.score_stereo > r.score_anti)
         .count();
-    (model, 100.0 * k as f64 / rows.len() as f64)
+    (model.to_string(), 100.0 * k as f64 / rows.len() as f64)
 }
 
 /// The Markdown section of `report.md` headed `## title`, up to the next heading.

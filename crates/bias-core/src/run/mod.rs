@@ -21,7 +21,7 @@ mod shard;
 pub use shard::{merge_shards, MergeError, MergeSummary, Shard, ShardSpan};
 
 use crate::scoring::{PairOutcome, PairScorer, SkipReason};
-use crate::{CoreError, ScoreRow, ScoreTable, ScoreTableWriter, SentencePair};
+use crate::{CoreError, ScoreRow, ScoreTable, ScoreTableWriter, ScorerName, SentencePair};
 
 /// Why a scoring run failed.
 #[derive(Debug, thiserror::Error)]
@@ -217,12 +217,12 @@ pub struct Tally {
     pub skipped_other: Vec<(String, String)>,
     /// Per scorer, ids of pairs it could not score (SSS with an empty modified side).
     #[serde(default)]
-    pub unscorable: BTreeMap<String, Vec<String>>,
+    pub unscorable: BTreeMap<ScorerName, Vec<String>>,
     /// Per scorer, why it could not score them (the reason of the first such pair).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub unscorable_reasons: BTreeMap<String, String>,
+    pub unscorable_reasons: BTreeMap<ScorerName, String>,
     /// Token-prediction counts per scorer (scorers that report them).
-    pub accuracy: BTreeMap<String, Accuracy>,
+    pub accuracy: BTreeMap<ScorerName, Accuracy>,
 }
 
 impl Tally {
@@ -273,7 +273,7 @@ impl Tally {
                 }
                 ScoreRow {
                     pair_id: pair.id.clone(),
-                    dataset: dataset.to_owned(),
+                    dataset: dataset.into(),
                     bias_type: pair.bias_type.clone(),
                     direction: pair.direction,
                     stereo: pair.stereo.clone(),
@@ -281,7 +281,7 @@ impl Tally {
                     score_stereo: s.stereo.score,
                     score_anti: s.anti.score,
                     scorer: s.scorer,
-                    model: model.to_owned(),
+                    model: model.into(),
                     tokens_stereo: Some(s.stereo.scored_tokens),
                     tokens_anti: Some(s.anti.scored_tokens),
                     group_id: pair.group_id.clone(),
@@ -329,7 +329,7 @@ fn score_batch<S: PairScorer + ?Sized>(
                 .iter()
                 .map(|s| &s.scorer)
                 .chain(unscorable.iter().map(|u| &u.scorer))
-                .find(|n| !names.contains(n));
+                .find(|n| !names.iter().any(|name| name == n.as_str()));
             if let Some(name) = unknown {
                 return Err(broken(format!(
                     "pair {} has scorer `{name}`, which is not among its scorer names ({})",
@@ -348,7 +348,7 @@ fn score_batch<S: PairScorer + ?Sized>(
                     model: model.to_owned(),
                     dataset: dataset.to_owned(),
                     pair: pair.id.clone(),
-                    scorer,
+                    scorer: scorer.into_string(),
                     sentence,
                     value,
                 });

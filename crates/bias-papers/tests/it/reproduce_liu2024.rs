@@ -77,7 +77,7 @@ impl PairScorer for Fake {
             .map(|p| PairOutcome::Scored {
                 scores: (0..3u64)
                     .map(|s| PairScore {
-                        scorer: self.scorer_names()[s as usize].clone(),
+                        scorer: self.scorer_names()[s as usize].clone().into(),
                         stereo: sentence(score(self.seed, &p.id, s, 0, self.bias)),
                         anti: sentence(score(self.seed, &p.id, s, 1, self.bias)),
                     })

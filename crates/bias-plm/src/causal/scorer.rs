@@ -230,7 +230,7 @@ impl<'m> CausalScorer<'m> {
                         .kinds
                         .iter()
                         .map(|k| Unscorable {
-                            scorer: k.name().to_owned(),
+                            scorer: k.name().to_owned().into(),
                             reason: "a sentence without tokens to score".to_owned(),
                         })
                         .collect(),
@@ -241,7 +241,7 @@ impl<'m> CausalScorer<'m> {
                 .kinds
                 .iter()
                 .map(|&kind| PairScore {
-                    scorer: kind.name().to_owned(),
+                    scorer: kind.name().to_owned().into(),
                     stereo: combine(kind, rs),
                     anti: combine(kind, ra),
                 })

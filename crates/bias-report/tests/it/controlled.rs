@@ -44,7 +44,7 @@ fn scored_row(id: usize, scorer: &str, male: f64, female: f64) -> ScoreRow {
         pair_id: format!("p{id:02}"),
         score_stereo: male,
         score_anti: female,
-        scorer: scorer.to_owned(),
+        scorer: scorer.to_owned().into(),
         ..sentence_row("", "He cooks.", "She cooks.")
     }
 }

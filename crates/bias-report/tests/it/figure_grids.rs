@@ -58,7 +58,7 @@ fn rows(dataset: &str, scorer: &str, model: &str, stereo: &[f64], anti: &[f64]) 
         .enumerate()
         .map(|(i, (&s, &a))| ScoreRow {
             pair_id: i.to_string(),
-            dataset: dataset.to_owned(),
+            dataset: dataset.to_owned().into(),
             bias_type: if i % 2 == 0 {
                 BiasType::Gender
             } else {
@@ -69,8 +69,8 @@ fn rows(dataset: &str, scorer: &str, model: &str, stereo: &[f64], anti: &[f64]) 
             anti: "a".to_owned(),
             score_stereo: s,
             score_anti: a,
-            scorer: scorer.to_owned(),
-            model: model.to_owned(),
+            scorer: scorer.to_owned().into(),
+            model: model.to_owned().into(),
             tokens_stereo: None,
             tokens_anti: None,
             group_id: None,

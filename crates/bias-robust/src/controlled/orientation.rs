@@ -255,7 +255,7 @@ fn left_out(row: &ScoreRow, reason: &OrientationError) -> Unoriented {
     }
     Unoriented {
         pair_id: row.pair_id.clone(),
-        scorer: row.scorer.clone(),
+        scorer: row.scorer.to_string(),
         reason: text,
     }
 }

@@ -273,15 +273,15 @@ fn align_scorer(
 fn lean(row: &ScoreRow) -> ScoreRow {
     ScoreRow {
         pair_id: String::new(),
-        dataset: String::new(),
+        dataset: String::new().into(),
         bias_type: row.bias_type.clone(),
         direction: row.direction,
         stereo: String::new(),
         anti: String::new(),
         score_stereo: row.score_stereo,
         score_anti: row.score_anti,
-        scorer: String::new(),
-        model: String::new(),
+        scorer: String::new().into(),
+        model: String::new().into(),
         tokens_stereo: None,
         tokens_anti: None,
         group_id: None,

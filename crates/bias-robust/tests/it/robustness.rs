@@ -36,7 +36,7 @@ fn shifted(table: &ScoreTable, model: &str, by: f64) -> ScoreTable {
         .iter()
         .map(|r| ScoreRow {
             score_anti: r.score_anti - by,
-            model: model.to_owned(),
+            model: model.to_owned().into(),
             ..r.clone()
         })
         .collect()
@@ -226,7 +226,7 @@ fn fixture_inputs(fx: &Value) -> (Vec<(String, ScoreTable)>, ExplicitDraws) {
                     score_stereo: stereo[i],
                     score_anti: anti[i],
                     scorer: "aul".into(),
-                    model: m.clone(),
+                    model: m.clone().into(),
                     tokens_stereo: None,
                     tokens_anti: None,
                     group_id: None,
@@ -706,8 +706,8 @@ fn slice(base: &ScoreTable, scorer: &str, model: &str, by: f64) -> ScoreSlice {
         .rows()
         .iter()
         .map(|r| ScoreRow {
-            scorer: scorer.to_owned(),
-            model: model.to_owned(),
+            scorer: scorer.to_owned().into(),
+            model: model.to_owned().into(),
             score_anti: r.score_anti - by,
             ..r.clone()
         })

@@ -15,7 +15,10 @@ use clap::{ArgGroup, Args, ValueEnum};
 use serde::Serialize;
 
 use crate::error::CliError;
-use crate::model_args::{kinds, DeviceArgs, ScorerArg};
+use bias_core::Scorer;
+
+use crate::choice::choice;
+use crate::model_args::{kinds, DeviceArgs};
 use crate::output::{fixed, write_json, Format, Grid};
 use crate::tables::read_all_slices;
 
@@ -42,12 +45,12 @@ pub struct ParaphraseArgs {
     /// Scorers for `--model`, comma-separated.
     #[arg(
         long,
-        value_enum,
+        value_parser = choice::<Scorer>(),
         ignore_case = true,
         value_delimiter = ',',
         default_value = "aul,cps"
     )]
-    scorers: Vec<ScorerArg>,
+    scorers: Vec<Scorer>,
     /// Where `--model` runs.
     #[command(flatten)]
     device: DeviceArgs,
