@@ -7,9 +7,12 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 /// The value parser of option `T`: its names and aliases, with each value's help.
 pub fn choice<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
     PossibleValuesParser::new(T::CHOICES.iter().map(|c| {
-        PossibleValue::new(c.name)
-            .aliases(c.aliases.iter().copied())
-            .help(c.help)
+        let value = PossibleValue::new(c.name).aliases(c.aliases.iter().copied());
+        if c.help.is_empty() {
+            value
+        } else {
+            value.help(c.help)
+        }
     }))
     .try_map(|s| {
         // Clap has matched `s` already, by case too unless the flag has `ignore_case`.

@@ -104,6 +104,22 @@ pub enum TextLayout {
     Blocks,
 }
 
+impl crate::Choice for TextLayout {
+    const WHAT: &'static str = "text layout";
+    const CHOICES: &'static [crate::Named<Self>] = &[
+        crate::Named::new(
+            TextLayout::LineByLine,
+            "line-by-line",
+            "One sequence per sentence",
+        ),
+        crate::Named::new(
+            TextLayout::Blocks,
+            "blocks",
+            "Sentences concatenated and cut into blocks of the maximum length",
+        ),
+    ];
+}
+
 impl TrainingOptions {
     /// kaneko2023 §3.2: "all hyperparameters set to the defaults of transformers v4.22.2",
     /// i.e. `run_mlm.py` with the `Trainer`'s defaults: 3 epochs, learning rate 5e-5 decaying

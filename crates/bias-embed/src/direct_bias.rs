@@ -144,6 +144,22 @@ pub enum SubspaceVectors {
     Raw,
 }
 
+impl bias_core::Choice for SubspaceVectors {
+    const WHAT: &'static str = "subspace vectors";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            SubspaceVectors::Raw,
+            "raw",
+            "The term embeddings as they are (the authors' `pca_bias_subspace`)",
+        ),
+        bias_core::Named::new(
+            SubspaceVectors::Unit,
+            "unit",
+            "Each term embedding unit-normalised first (Bolukbasi et al. 2016's code)",
+        ),
+    ];
+}
+
 impl SubspaceVectors {
     /// The name used in options and outputs: `unit` or `raw`.
     pub fn name(self) -> &'static str {

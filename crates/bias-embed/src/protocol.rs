@@ -76,6 +76,46 @@ impl DefiningSets {
     }
 }
 
+/// Which defining sets the CrowS-Pairs protocol uses (schroeder2024 Table 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DefiningSetsSource {
+    /// The authors' `protected_groups.json` ([`authors_sets`]).
+    #[default]
+    Authors,
+    /// The sets written for this project before the authors' file was shipped
+    /// ([`same_paper_sets`]).
+    Project,
+}
+
+impl bias_core::Choice for DefiningSetsSource {
+    const WHAT: &'static str = "defining sets";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            DefiningSetsSource::Authors,
+            "authors",
+            "The authors' `protected_groups.json` (Schröder et al. 2024 Table 1; shipped with its MIT licence)",
+        ),
+        bias_core::Named::new(
+            DefiningSetsSource::Project,
+            "project",
+            "The sets written for this project before the authors' file was shipped",
+        ),
+    ];
+}
+
+impl DefiningSetsSource {
+    /// The defining sets, one per bias type.
+    ///
+    /// # Errors
+    /// [`authors_sets`]' parse error (the file is shipped well-formed).
+    pub fn sets(self) -> Result<Vec<DefiningSets>, EmbedError> {
+        match self {
+            DefiningSetsSource::Authors => authors_sets(),
+            DefiningSetsSource::Project => Ok(same_paper_sets()),
+        }
+    }
+}
+
 /// Defining sets for the four bias types of schroeder2024 Table 1, written for this project
 /// (see the module docs).
 pub fn same_paper_sets() -> Vec<DefiningSets> {
@@ -356,6 +396,22 @@ pub enum CrowsFilter {
     SingleSpan,
 }
 
+impl bias_core::Choice for CrowsFilter {
+    const WHAT: &'static str = "CrowS-Pairs filter";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            CrowsFilter::Authors,
+            "authors",
+            "The authors' code: several differing spans allowed, all terms of one group per side",
+        ),
+        bias_core::Named::new(
+            CrowsFilter::SingleSpan,
+            "single-span",
+            "One differing span whose two sides are terms of two different groups",
+        ),
+    ];
+}
+
 /// Which group a kept pair's target counts for (WEAT's X/Y, gWEAT's sets).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TargetSplit {
@@ -365,6 +421,22 @@ pub enum TargetSplit {
     Authors,
     /// The group of `sent_more`, whatever the row's direction.
     SentMore,
+}
+
+impl bias_core::Choice for TargetSplit {
+    const WHAT: &'static str = "target split";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            TargetSplit::Authors,
+            "authors",
+            "The authors' code: the `sent_less` group for antistereo rows",
+        ),
+        bias_core::Named::new(
+            TargetSplit::SentMore,
+            "sent-more",
+            "The `sent_more` group whatever the direction",
+        ),
+    ];
 }
 
 /// How a kept pair's group terms are removed from its target.
@@ -377,6 +449,22 @@ pub enum Masking {
     PerToken,
     /// One mask token in place of the differing words (text only, no tokenizer needed).
     PerSpan,
+}
+
+impl bias_core::Choice for Masking {
+    const WHAT: &'static str = "masking";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            Masking::PerToken,
+            "per-token",
+            "One mask per differing token, with the model's tokenizer (the authors' code)",
+        ),
+        bias_core::Named::new(
+            Masking::PerSpan,
+            "per-span",
+            "One mask per differing word span",
+        ),
+    ];
 }
 
 /// PUNCTUATION of the authors' code: Python's `string.punctuation` without `-`.
@@ -492,6 +580,22 @@ pub enum GroupOrder {
     AuthorsCode,
     /// Every target paired with its own group's terms.
     File,
+}
+
+impl bias_core::Choice for GroupOrder {
+    const WHAT: &'static str = "group order";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            GroupOrder::AuthorsCode,
+            "authors",
+            "The authors' code: target groups numbered in the order they appear in the data, attribute sets in the file's order (differs for religion)",
+        ),
+        bias_core::Named::new(
+            GroupOrder::File,
+            "file",
+            "Every target paired with its own group's terms",
+        ),
+    ];
 }
 
 impl GroupOrder {

@@ -31,6 +31,22 @@ pub enum SameVariant {
     AuthorsCode,
 }
 
+impl bias_core::Choice for SameVariant {
+    const WHAT: &'static str = "SAME form";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            SameVariant::AuthorsCode,
+            "authors",
+            "The authors' code (geometrical_bias.SAME), which produced the published numbers.",
+        ),
+        bias_core::Named::new(
+            SameVariant::Paper,
+            "paper",
+            "The paper's Eq. 16 (differs for three or more groups).",
+        ),
+    ];
+}
+
 /// Binary SAME (schroeder2024 Eq. 12 and the aggregate after it).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SameBinary {

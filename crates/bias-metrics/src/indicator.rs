@@ -197,6 +197,18 @@ pub enum PairsInN {
     Scored,
 }
 
+impl bias_core::Choice for PairsInN {
+    const WHAT: &'static str = "pairs in N";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            PairsInN::All,
+            "all",
+            "Every test instance (the paper, the authors' code)",
+        ),
+        bias_core::Named::new(PairsInN::Scored, "scored", "Only the scored pairs"),
+    ];
+}
+
 impl PairsInN {
     /// `all` or `scored`, as the CLI spells it.
     pub fn name(self) -> &'static str {

@@ -87,6 +87,18 @@ pub enum StopWords {
     Keep,
 }
 
+impl bias_core::Choice for StopWords {
+    const WHAT: &'static str = "stop words";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            StopWords::Drop,
+            "drop",
+            "Drop the function words (the default)",
+        ),
+        bias_core::Named::new(StopWords::Keep, "keep", "Keep them"),
+    ];
+}
+
 /// The choices of the word-frequency analysis (Kaneko & Bollegala 2022, Table 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FrequencyRankOptions {

@@ -98,6 +98,22 @@ pub enum LabelRule {
     AnyAnnotation,
 }
 
+impl bias_core::Choice for LabelRule {
+    const WHAT: &'static str = "label rule";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            LabelRule::MatchingBiasType,
+            "matching",
+            "The paper: annotations naming the pair's bias type",
+        ),
+        bias_core::Named::new(
+            LabelRule::AnyAnnotation,
+            "any",
+            "Any non-empty annotation (the initial commit of the authors' preprocess.py, 6a7ab8c)",
+        ),
+    ];
+}
+
 impl LabelRule {
     /// `matching` or `any`, as the CLI spells it.
     pub fn name(self) -> &'static str {

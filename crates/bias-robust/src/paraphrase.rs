@@ -246,6 +246,27 @@ pub enum ScoreScale {
     AttentionWeightedMean,
 }
 
+impl bias_core::Choice for ScoreScale {
+    const WHAT: &'static str = "score scale";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            ScoreScale::Sum,
+            "sum",
+            "Sums of token log-probabilities (as CPS, PLL): the band is τ",
+        ),
+        bias_core::Named::new(
+            ScoreScale::PerTokenMean,
+            "per-token",
+            "Means per scored token (as AUL): the band is τ / mean tokens per sentence",
+        ),
+        bias_core::Named::new(
+            ScoreScale::AttentionWeightedMean,
+            "attention-weighted",
+            "Attention-weighted means (as AULA): the band is τ / (mean tokens per sentence)²",
+        ),
+    ];
+}
+
 impl ScoreScale {
     /// The scale of a scorer by its score-table name, case-insensitively: `cps`, `pll`, `ll-sum` →
     /// [`Sum`](ScoreScale::Sum); `aul`, `sss`, `all-masked`, `ll-mean` →

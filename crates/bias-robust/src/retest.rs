@@ -71,6 +71,22 @@ pub enum SubsetDraw {
     NestedPrefixes,
 }
 
+impl bias_core::Choice for SubsetDraw {
+    const WHAT: &'static str = "subset draw";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            SubsetDraw::NestedPrefixes,
+            "nested",
+            "The authors' robustness.py: one shuffle per repeat, nested prefixes of int(share · n).",
+        ),
+        bias_core::Named::new(
+            SubsetDraw::Independent,
+            "independent",
+            "A fresh subset per share and repeat, at least 2 targets.",
+        ),
+    ];
+}
+
 /// Settings of a test–retest study (schroeder2024 §4.1.3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetestOptions {

@@ -21,10 +21,7 @@ use crate::output::{fixed, write_json, Format, Grid};
 
 mod crows;
 use crows::crows_rows;
-pub use crows::{
-    CrowsFilterArg, CrowsProtocolArgs, DefiningSetsArg, GroupOrderArg, MaskingArg, SubspaceArg,
-    TargetSplitArg,
-};
+pub use crows::CrowsProtocolArgs;
 
 // `bias robust retest` (declared in cmd_robust) names its arguments here.
 

@@ -13,9 +13,11 @@ use bias_robust::ScorerStereoSet;
 use bias_core::run::Accuracy;
 use bias_core::Measurement;
 use bias_metrics::MeasureSpec;
-use clap::{Args, ValueEnum};
+use bias_metrics::PairsInN;
+use clap::Args;
 use serde::Serialize;
 
+use crate::choice::choice;
 use crate::commands::score::{score_with, ScoreArgs};
 use crate::error::CliError;
 use crate::output::{fixed, write_json, Format, Grid};
@@ -44,56 +46,27 @@ pub struct EvaluateArgs {
     /// `paper` = those its masked counterpart predicts (the unmodified tokens on CrowS-Pairs, as
     /// CPS; the candidate's tokens on StereoSet, as SSS), `sentence` = every non-special token,
     /// `with-special` = every token, `[CLS]` / `[SEP]` included. Masked LMs only.
-    #[arg(long, value_enum, default_value_t = AulTokensArg::Paper)]
-    aul_accuracy_tokens: AulTokensArg,
+    #[arg(long, value_parser = choice::<AulTokens>(), default_value = "paper")]
+    aul_accuracy_tokens: AulTokens,
     /// What StereoSet's token-prediction accuracy counts (Kaneko & Bollegala 2022, §4.2):
     /// `item` = test cases, right when the predicted subtokens match one of the two candidates
     /// exactly; `token` = token positions, as on CrowS-Pairs.
-    #[arg(long, value_enum, default_value_t = StereoSetAccuracyArg::Item)]
-    stereoset_accuracy: StereoSetAccuracyArg,
+    #[arg(long, value_parser = choice::<StereoSetAccuracy>(), default_value = "item")]
+    stereoset_accuracy: StereoSetAccuracy,
     /// N of the indicator (Kaneko & Bollegala 2022, Eq. 6): `all` (default; the paper's "total
     /// number of test instances" and the authors' evaluate.py) counts the pairs a scorer leaves
     /// out of the table (both sentences tokenise identically; SSS without a modified token) as
     /// not stereotypical; `scored` keeps N to the scored pairs (the table alone). Not applied
     /// to a --shard run (its table holds one part of the data set).
-    #[arg(long, value_enum, default_value_t = IndicatorNArg::All)]
-    indicator_n: IndicatorNArg,
-}
-
-/// `--indicator-n` ([`bias_metrics::PairsInN`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum IndicatorNArg {
-    All,
-    Scored,
-}
-
-/// `--aul-accuracy-tokens` ([`AulTokens`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum AulTokensArg {
-    Paper,
-    Sentence,
-    WithSpecial,
-}
-
-/// `--stereoset-accuracy` ([`StereoSetAccuracy`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum StereoSetAccuracyArg {
-    Item,
-    Token,
+    #[arg(long, value_parser = choice::<PairsInN>(), default_value = "all")]
+    indicator_n: PairsInN,
 }
 
 impl EvaluateArgs {
     fn accuracy_options(&self) -> AccuracyOptions {
         AccuracyOptions {
-            aul_tokens: match self.aul_accuracy_tokens {
-                AulTokensArg::Paper => AulTokens::Paper,
-                AulTokensArg::Sentence => AulTokens::Sentence,
-                AulTokensArg::WithSpecial => AulTokens::WithSpecial,
-            },
-            stereoset: match self.stereoset_accuracy {
-                StereoSetAccuracyArg::Item => StereoSetAccuracy::Item,
-                StereoSetAccuracyArg::Token => StereoSetAccuracy::Token,
-            },
+            aul_tokens: self.aul_accuracy_tokens,
+            stereoset: self.stereoset_accuracy,
         }
     }
 }
@@ -206,7 +179,7 @@ pub fn run(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut results: Vec<ScorerMeasure> = Vec::new();
     // The pairs of the data set, for the indicator's N over every test instance.
     let all_pairs = match (args.indicator_n, args.score.shard.is_none()) {
-        (IndicatorNArg::All, true) => Some(args.score.model.pairs()?.1),
+        (PairsInN::All, true) => Some(args.score.model.pairs()?.1),
         _ => None,
     };
     for slice in read_slices(path, None)? {

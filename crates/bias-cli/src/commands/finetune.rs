@@ -8,6 +8,7 @@ use bias_plm::{DeviceSpec, MlmTrainer, StepReport, TrainedModel};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::choice::choice;
 use crate::error::CliError;
 use crate::output::{write_json, Format};
 
@@ -38,15 +39,6 @@ impl Preset {
             Preset::Fast => TrainingOptions::fast(),
         }
     }
-}
-
-/// `--layout`: how the training text becomes sequences.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LayoutArg {
-    /// One sequence per sentence.
-    LineByLine,
-    /// Sentences concatenated and cut into blocks of the maximum length.
-    Blocks,
 }
 
 /// Optimiser and objective settings shared by `finetune` and `controlled`: a preset, and flags
@@ -88,8 +80,8 @@ pub struct TrainArgs {
     #[arg(long)]
     pub max_length: Option<usize>,
     /// How the text becomes sequences [kaneko2023 blocks, fast line-by-line].
-    #[arg(long, value_enum)]
-    pub layout: Option<LayoutArg>,
+    #[arg(long, value_parser = choice::<TextLayout>())]
+    pub layout: Option<TextLayout>,
     /// Save a resumable checkpoint every N steps (0: only at the end).
     #[arg(long, default_value_t = 200)]
     pub checkpoint_every: usize,
@@ -168,10 +160,7 @@ impl TrainArgs {
         c.max_grad_norm = self.max_grad_norm.unwrap_or(c.max_grad_norm);
         c.seed = self.seed.unwrap_or(c.seed);
         if let Some(layout) = self.layout {
-            c.layout = match layout {
-                LayoutArg::LineByLine => TextLayout::LineByLine,
-                LayoutArg::Blocks => TextLayout::Blocks,
-            };
+            c.layout = layout;
         }
         let max_length = match (self.max_length, preset) {
             (Some(n), _) => n,

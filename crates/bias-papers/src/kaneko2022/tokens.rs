@@ -101,6 +101,15 @@ pub enum AulTokens {
     WithSpecial,
 }
 
+impl bias_core::Choice for AulTokens {
+    const WHAT: &'static str = "AUL accuracy tokens";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(AulTokens::Paper, "paper", ""),
+        bias_core::Named::new(AulTokens::Sentence, "sentence", ""),
+        bias_core::Named::new(AulTokens::WithSpecial, "with-special", ""),
+    ];
+}
+
 impl AulTokens {
     /// Every choice.
     pub const ALL: [AulTokens; 3] = [
@@ -131,6 +140,14 @@ pub enum StereoSetAccuracy {
     Item,
     /// Token positions, as on CrowS-Pairs.
     Token,
+}
+
+impl bias_core::Choice for StereoSetAccuracy {
+    const WHAT: &'static str = "StereoSet accuracy";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(StereoSetAccuracy::Item, "item", ""),
+        bias_core::Named::new(StereoSetAccuracy::Token, "token", ""),
+    ];
 }
 
 impl StereoSetAccuracy {

@@ -65,6 +65,22 @@ pub enum StereoLabels {
     Intended,
 }
 
+impl bias_core::Choice for StereoLabels {
+    const WHAT: &'static str = "label reading";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            StereoLabels::AuthorsCode,
+            "authors",
+            "The authors' code: every pair read as antistereo (their 'stereotype' test never matches the data's 'stereo'), as in the published numbers.",
+        ),
+        bias_core::Named::new(
+            StereoLabels::Intended,
+            "intended",
+            "Stereotypical minus anti-stereotypical sentence, as intended.",
+        ),
+    ];
+}
+
 impl StereoLabels {
     /// `authors-code` or `intended`.
     pub fn name(self) -> &'static str {
@@ -89,6 +105,22 @@ pub enum Figure1Reading {
     Signed,
 }
 
+impl bias_core::Choice for Figure1Reading {
+    const WHAT: &'static str = "Figure 1 reading";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            Figure1Reading::AuthorsCode,
+            "authors",
+            "The authors' notebook: |own-pair score| against |PLL difference|, models with p < 0.05.",
+        ),
+        bias_core::Named::new(
+            Figure1Reading::Signed,
+            "signed",
+            "Signed all-group per-sample scores against the signed PLL difference, every model.",
+        ),
+    ];
+}
+
 impl Figure1Reading {
     /// `authors-code` or `signed`.
     pub fn name(self) -> &'static str {
@@ -109,6 +141,22 @@ pub enum Table3Pairs {
     LowHigh,
     /// Every pair of selected models (low or high) whose CPS bias differs, counted once.
     AllSelected,
+}
+
+impl bias_core::Choice for Table3Pairs {
+    const WHAT: &'static str = "Table 3 pairs";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            Table3Pairs::LowHigh,
+            "low-high",
+            "The authors' notebook: low-bias × high-bias models, both orders.",
+        ),
+        bias_core::Named::new(
+            Table3Pairs::AllSelected,
+            "all-selected",
+            "Every pair of selected models, once.",
+        ),
+    ];
 }
 
 impl Table3Pairs {

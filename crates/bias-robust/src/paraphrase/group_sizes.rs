@@ -38,6 +38,22 @@ pub enum Table1Reading {
     ParaphrasesOnly,
 }
 
+impl bias_core::Choice for Table1Reading {
+    const WHAT: &'static str = "Table 1 reading";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(
+            Table1Reading::IncludesOriginals,
+            "includes-originals",
+            "Table 1's 383 include the 100 originals.",
+        ),
+        bias_core::Named::new(
+            Table1Reading::ParaphrasesOnly,
+            "paraphrases-only",
+            "Table 1's 383 are paraphrases only.",
+        ),
+    ];
+}
+
 impl Table1Reading {
     /// Both readings.
     pub const ALL: [Table1Reading; 2] = [
@@ -95,6 +111,14 @@ pub enum GroupSizes {
     /// The paper's sizes: a seeded draw matching Table 1 per bias type under a
     /// [`Table1Reading`] ([`draw_paper_group_sizes`]).
     Paper,
+}
+
+impl bias_core::Choice for GroupSizes {
+    const WHAT: &'static str = "group sizes";
+    const CHOICES: &'static [bias_core::Named<Self>] = &[
+        bias_core::Named::new(GroupSizes::All, "all", "Every paraphrase of the set."),
+        bias_core::Named::new(GroupSizes::Paper, "paper", "The paper-sized draw."),
+    ];
 }
 
 impl GroupSizes {

@@ -3,118 +3,43 @@
 
 use bias_embed::protocol::CrowsMeasureOptions;
 use bias_embed::protocol::{
-    authors_sets, crows_measures, crows_targets_with, mask_spans, same_paper_sets, CrowsFilter,
-    CrowsTargets, DefiningSets, GroupOrder, Masking, TargetSplit,
+    crows_measures, crows_targets_with, mask_spans, CrowsFilter, CrowsTargets, DefiningSets,
+    DefiningSetsSource, GroupOrder, Masking, TargetSplit,
 };
 use bias_embed::{Ddof, DynEmbedder, SameVariant, SubspaceVectors};
 
 use super::{ddof, permutation_options, EmbedArgs, Row};
+use crate::choice::choice;
 use crate::error::CliError;
 use clap::Args;
-
-/// The defining sets of the CrowS-Pairs protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DefiningSetsArg {
-    /// The authors' `protected_groups.json` (Schröder et al. 2024 Table 1; shipped with its MIT
-    /// licence).
-    Authors,
-    /// The sets written for this project before the authors' file was shipped.
-    Project,
-}
-
-/// Which CrowS-Pairs pairs are kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CrowsFilterArg {
-    /// The authors' code: several differing spans allowed, all terms of one group per side.
-    Authors,
-    /// One differing span whose two sides are terms of two different groups.
-    SingleSpan,
-}
-
-/// Which group a target counts for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TargetSplitArg {
-    /// The authors' code: the `sent_less` group for antistereo rows.
-    Authors,
-    /// The `sent_more` group whatever the direction.
-    SentMore,
-}
-
-/// How the group terms are removed from a target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum MaskingArg {
-    /// One mask per differing token, with the model's tokenizer (the authors' code).
-    PerToken,
-    /// One mask per differing word span.
-    PerSpan,
-}
-
-/// The vectors DirectBias's bias subspace is computed from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SubspaceArg {
-    /// The term embeddings as they are (the authors' `pca_bias_subspace`).
-    Raw,
-    /// Each term embedding unit-normalised first (Bolukbasi et al. 2016's code).
-    Unit,
-}
-
-impl SubspaceArg {
-    /// The library's choice.
-    pub fn vectors(self) -> SubspaceVectors {
-        match self {
-            SubspaceArg::Raw => SubspaceVectors::Raw,
-            SubspaceArg::Unit => SubspaceVectors::Unit,
-        }
-    }
-}
-
-/// Which attribute set a target group is paired with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum GroupOrderArg {
-    /// The authors' code: target groups numbered in the order they appear in the data,
-    /// attribute sets in the file's order (differs for religion).
-    Authors,
-    /// Every target paired with its own group's terms.
-    File,
-}
-
-impl GroupOrderArg {
-    /// The library's choice.
-    pub fn order(self) -> GroupOrder {
-        match self {
-            GroupOrderArg::Authors => GroupOrder::AuthorsCode,
-            GroupOrderArg::File => GroupOrder::File,
-        }
-    }
-}
 
 /// The CrowS-Pairs protocol of Schröder, Schulz & Hammer (2024, §4.2.3, §4.3.4), the authors'
 /// choices by default.
 #[derive(Debug, Clone, Args)]
 pub struct CrowsProtocolArgs {
     /// CrowS-Pairs: the defining sets (attributes, and the terms a pair must swap).
-    #[arg(long, value_enum, default_value_t = DefiningSetsArg::Authors)]
-    pub defining_sets: DefiningSetsArg,
+    #[arg(long, value_parser = choice::<DefiningSetsSource>(), default_value = "authors")]
+    pub defining_sets: DefiningSetsSource,
     /// CrowS-Pairs: which pairs are kept (authors: several differing spans, all terms of one
     /// group per side; single-span: this project's earlier protocol).
-    #[arg(long, value_enum, default_value_t = CrowsFilterArg::Authors)]
-    pub crows_filter: CrowsFilterArg,
+    #[arg(long, value_parser = choice::<CrowsFilter>(), default_value = "authors")]
+    pub crows_filter: CrowsFilter,
     /// CrowS-Pairs: the group a target counts for in WEAT/gWEAT (authors: the sent_less group
     /// for antistereo rows; sent-more: always the sent_more group).
-    #[arg(long, value_enum, default_value_t = TargetSplitArg::Authors)]
-    pub target_split: TargetSplitArg,
+    #[arg(long, value_parser = choice::<TargetSplit>(), default_value = "authors")]
+    pub target_split: TargetSplit,
     /// CrowS-Pairs: how the group terms are masked (per-token: one mask per differing token, as
     /// the authors; per-span: one per differing word span).
-    #[arg(long, value_enum, default_value_t = MaskingArg::PerToken)]
-    pub crows_masking: MaskingArg,
+    #[arg(long, value_parser = choice::<Masking>(), default_value = "per-token")]
+    pub crows_masking: Masking,
     /// CrowS-Pairs: the vectors of DirectBias's PCA (raw: the term embeddings as they are, as the
     /// authors' code; unit: unit-normalised first, as Bolukbasi et al.'s code).
-    #[arg(long, value_enum, default_value_t = SubspaceArg::Raw)]
-    pub crows_subspace: SubspaceArg,
+    #[arg(long, value_parser = choice::<SubspaceVectors>(), default_value = "raw")]
+    pub crows_subspace: SubspaceVectors,
     /// CrowS-Pairs: which attribute set a target group is paired with (authors: groups numbered
     /// in data order against the file's order of attribute sets, as their code; file: its own).
-    #[arg(long, value_enum, default_value_t = GroupOrderArg::Authors)]
-    pub crows_group_order: GroupOrderArg,
+    #[arg(long, value_parser = choice::<GroupOrder>(), default_value = "authors")]
+    pub crows_group_order: GroupOrder,
 }
 
 impl CrowsProtocolArgs {
@@ -123,34 +48,22 @@ impl CrowsProtocolArgs {
     /// # Errors
     /// The authors' file's parse error (it is shipped well-formed).
     pub fn sets(&self) -> Result<Vec<DefiningSets>, CliError> {
-        Ok(match self.defining_sets {
-            DefiningSetsArg::Authors => authors_sets()?,
-            DefiningSetsArg::Project => same_paper_sets(),
-        })
+        Ok(self.defining_sets.sets()?)
     }
 
     /// The filter chosen.
     pub fn filter(&self) -> CrowsFilter {
-        match self.crows_filter {
-            CrowsFilterArg::Authors => CrowsFilter::Authors,
-            CrowsFilterArg::SingleSpan => CrowsFilter::SingleSpan,
-        }
+        self.crows_filter
     }
 
     /// The split chosen.
     pub fn split(&self) -> TargetSplit {
-        match self.target_split {
-            TargetSplitArg::Authors => TargetSplit::Authors,
-            TargetSplitArg::SentMore => TargetSplit::SentMore,
-        }
+        self.target_split
     }
 
     /// The masking chosen.
     pub fn masking(&self) -> Masking {
-        match self.crows_masking {
-            MaskingArg::PerToken => Masking::PerToken,
-            MaskingArg::PerSpan => Masking::PerSpan,
-        }
+        self.crows_masking
     }
 }
 
@@ -173,7 +86,7 @@ pub(super) fn crows_rows(a: &EmbedArgs, dataset: &str) -> Result<Vec<Row>, CliEr
             &sets,
             a.protocol.filter(),
             a.protocol.split(),
-            a.protocol.crows_group_order.order(),
+            a.protocol.crows_group_order,
             |p| -> Result<String, CliError> {
                 Ok(match a.protocol.masking() {
                     Masking::PerToken => {
@@ -222,7 +135,7 @@ fn crows_type_rows(
         } else {
             SameVariant::Paper
         },
-        subspace: a.protocol.crows_subspace.vectors(),
+        subspace: a.protocol.crows_subspace,
     };
     let m = crows_measures(embedder, sets, found, &options)?;
     let sizes: Vec<String> = m

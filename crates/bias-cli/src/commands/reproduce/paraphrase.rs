@@ -1,6 +1,7 @@
 //! `bias reproduce paraphrase`'s settings (Kwon & Mihindukulasooriya 2022): the group sizes of
 //! the paraphrase sets.
 
+use crate::choice::choice;
 use bias_papers::Paraphrase2022Options;
 use bias_robust::paraphrase::{GroupSizes, Table1Reading};
 use clap::Args;
@@ -18,20 +19,20 @@ pub struct ParaphraseArgs {
     #[arg(
         long = "paraphrase-group-sizes",
         id = "paraphrase-group-sizes",
-        value_enum,
-        default_value_t = GroupSizesArg::All
+        value_parser = choice::<GroupSizes>(),
+        default_value = "all"
     )]
-    pub group_sizes: GroupSizesArg,
+    pub group_sizes: GroupSizes,
     /// paraphrase: how Table 1's 383 samples are read for the paper-sized draw:
     /// `includes-originals` (default; 283 paraphrases) or `paraphrases-only` (383 paraphrases:
     /// the shipped set has 100 gender paraphrases of the 109 it needs, and the run fails).
     #[arg(
         long = "paraphrase-reading",
         id = "paraphrase-reading",
-        value_enum,
-        default_value_t = ReadingArg::IncludesOriginals
+        value_parser = choice::<Table1Reading>(),
+        default_value = "includes-originals"
     )]
-    pub reading: ReadingArg,
+    pub reading: Table1Reading,
     /// paraphrase: the seed of the paper-sized draw (the draws of analysis-2.2-group-sizes take
     /// this seed and the next ones).
     #[arg(long = "paraphrase-seed", id = "paraphrase-seed", default_value_t = 0)]
@@ -42,36 +43,12 @@ pub struct ParaphraseArgs {
     pub draws: u32,
 }
 
-/// `--paraphrase-group-sizes` ([`GroupSizes`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum GroupSizesArg {
-    /// Every paraphrase of the set.
-    All,
-    /// The paper-sized draw.
-    Paper,
-}
-
-/// `--paraphrase-reading` ([`Table1Reading`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ReadingArg {
-    /// Table 1's 383 include the 100 originals.
-    IncludesOriginals,
-    /// Table 1's 383 are paraphrases only.
-    ParaphrasesOnly,
-}
-
 impl ParaphraseArgs {
     /// The library options.
     pub fn options(&self) -> Paraphrase2022Options {
         Paraphrase2022Options {
-            group_sizes: match self.group_sizes {
-                GroupSizesArg::All => GroupSizes::All,
-                GroupSizesArg::Paper => GroupSizes::Paper,
-            },
-            reading: match self.reading {
-                ReadingArg::IncludesOriginals => Table1Reading::IncludesOriginals,
-                ReadingArg::ParaphrasesOnly => Table1Reading::ParaphrasesOnly,
-            },
+            group_sizes: self.group_sizes,
+            reading: self.reading,
             seed: self.seed,
             draws: self.draws as usize,
         }

@@ -1,60 +1,14 @@
 //! `bias reproduce schroeder2024`'s settings (Schröder, Schulz & Hammer 2024).
 
-use bias_embed::SameVariant;
+use bias_embed::protocol::{CrowsFilter, DefiningSetsSource, GroupOrder, Masking, TargetSplit};
+use bias_embed::{SameVariant, SubspaceVectors};
 use bias_papers::{Figure1Reading, StereoLabels, Table3Pairs};
 use bias_robust::{RetestOptions, SubsetDraw};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
-use crate::commands::embed::{
-    ddof_of, CrowsFilterArg, CrowsProtocolArgs, DefiningSetsArg, GroupOrderArg, MaskingArg,
-    SubspaceArg, TargetSplitArg,
-};
+use crate::commands::embed::{ddof_of, CrowsProtocolArgs};
 
-/// SAME's form.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SameArg {
-    /// The authors' code (geometrical_bias.SAME), which produced the published numbers.
-    Authors,
-    /// The paper's Eq. 16 (differs for three or more groups).
-    Paper,
-}
-
-/// The sign of the PLL difference.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LabelsArg {
-    /// The authors' code: every pair read as antistereo (their 'stereotype' test never matches
-    /// the data's 'stereo'), as in the published numbers.
-    Authors,
-    /// Stereotypical minus anti-stereotypical sentence, as intended.
-    Intended,
-}
-
-/// Figure 1 (right)'s quantity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Figure1Arg {
-    /// The authors' notebook: |own-pair score| against |PLL difference|, models with p < 0.05.
-    Authors,
-    /// Signed all-group per-sample scores against the signed PLL difference, every model.
-    Signed,
-}
-
-/// Table 3's model pairs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Table3Arg {
-    /// The authors' notebook: low-bias × high-bias models, both orders.
-    LowHigh,
-    /// Every pair of selected models, once.
-    AllSelected,
-}
-
-/// How Figure 3's subsets are drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DrawArg {
-    /// The authors' robustness.py: one shuffle per repeat, nested prefixes of int(share · n).
-    Nested,
-    /// A fresh subset per share and repeat, at least 2 targets.
-    Independent,
-}
+use crate::choice::choice;
 use crate::error::CliError;
 
 /// `bias reproduce schroeder2024`'s options (Schröder, Schulz & Hammer 2024 §4.3.4, §4.1.1,
@@ -62,19 +16,19 @@ use crate::error::CliError;
 #[derive(Debug, Clone, Args)]
 pub struct Schroeder2024Args {
     /// schroeder2024: which CrowS-Pairs pairs are kept (authors or single-span).
-    #[arg(long = "schroeder2024-filter", value_enum, default_value_t = CrowsFilterArg::Authors)]
-    pub filter: CrowsFilterArg,
+    #[arg(long = "schroeder2024-filter", value_parser = choice::<CrowsFilter>(), default_value = "authors")]
+    pub filter: CrowsFilter,
     /// schroeder2024: the group a target counts for (authors: sent_less for antistereo rows;
     /// sent-more).
-    #[arg(long = "schroeder2024-split", value_enum, default_value_t = TargetSplitArg::Authors)]
-    pub split: TargetSplitArg,
+    #[arg(long = "schroeder2024-split", value_parser = choice::<TargetSplit>(), default_value = "authors")]
+    pub split: TargetSplit,
     /// schroeder2024: one mask per differing token (authors) or per word span.
-    #[arg(long = "schroeder2024-masking", value_enum, default_value_t = MaskingArg::PerToken)]
-    pub masking: MaskingArg,
+    #[arg(long = "schroeder2024-masking", value_parser = choice::<Masking>(), default_value = "per-token")]
+    pub masking: Masking,
     /// schroeder2024: SAME as the authors' code computes it (authors) or as the paper defines
     /// it (paper, Eq. 16); the two differ for three or more groups.
-    #[arg(long = "schroeder2024-same", value_enum, default_value_t = SameArg::Authors)]
-    pub same: SameArg,
+    #[arg(long = "schroeder2024-same", value_parser = choice::<SameVariant>(), default_value = "authors")]
+    pub same: SameVariant,
     /// schroeder2024: WEAT effect size standard deviation, 1 (the authors' code) or 0.
     #[arg(long = "schroeder2024-ddof", default_value_t = 1)]
     pub ddof: u8,
@@ -82,24 +36,24 @@ pub struct Schroeder2024Args {
     #[arg(long = "schroeder2024-c", default_value_t = 1.0)]
     pub c: f64,
     /// schroeder2024: the vectors of DirectBias's PCA (raw, the authors'; unit, Bolukbasi's).
-    #[arg(long = "schroeder2024-subspace", value_enum, default_value_t = SubspaceArg::Raw)]
-    pub subspace: SubspaceArg,
+    #[arg(long = "schroeder2024-subspace", value_parser = choice::<SubspaceVectors>(), default_value = "raw")]
+    pub subspace: SubspaceVectors,
     /// schroeder2024: the sign of the PLL difference and the CPS bias (authors: every pair read
     /// as antistereo, as their code does and the published numbers show; intended).
-    #[arg(long = "schroeder2024-labels", value_enum, default_value_t = LabelsArg::Authors)]
-    pub labels: LabelsArg,
+    #[arg(long = "schroeder2024-labels", value_parser = choice::<StereoLabels>(), default_value = "authors")]
+    pub labels: StereoLabels,
     /// schroeder2024: which terms a target group is paired with (authors: data order against
     /// file order; file: its own group's).
-    #[arg(long = "schroeder2024-group-order", value_enum, default_value_t = GroupOrderArg::Authors)]
-    pub group_order: GroupOrderArg,
+    #[arg(long = "schroeder2024-group-order", value_parser = choice::<GroupOrder>(), default_value = "authors")]
+    pub group_order: GroupOrder,
     /// schroeder2024 Figure 1 (right): the authors' |own-pair score| vs |PLL difference| with
     /// p < 0.05, or the signed all-group reading.
-    #[arg(long = "schroeder2024-figure1", value_enum, default_value_t = Figure1Arg::Authors)]
-    pub figure1: Figure1Arg,
+    #[arg(long = "schroeder2024-figure1", value_parser = choice::<Figure1Reading>(), default_value = "authors")]
+    pub figure1: Figure1Reading,
     /// schroeder2024 Table 3: low-high (the authors': low-bias × high-bias models) or
     /// all-selected (every pair of selected models).
-    #[arg(long = "schroeder2024-table3", value_enum, default_value_t = Table3Arg::LowHigh)]
-    pub table3: Table3Arg,
+    #[arg(long = "schroeder2024-table3", value_parser = choice::<Table3Pairs>(), default_value = "low-high")]
+    pub table3: Table3Pairs,
     /// schroeder2024 Table 3: models whose CPS bias deviates from the mean by more than this many
     /// standard deviations are compared (§4.1.1: 1).
     #[arg(long = "schroeder2024-sd-threshold", default_value_t = 1.0)]
@@ -112,8 +66,8 @@ pub struct Schroeder2024Args {
     pub retest_shares: Vec<f64>,
     /// schroeder2024 Figure 3: nested prefixes of one shuffle per repeat (the authors') or
     /// independent subsets.
-    #[arg(long = "schroeder2024-retest-draw", value_enum, default_value_t = DrawArg::Nested)]
-    pub retest_draw: DrawArg,
+    #[arg(long = "schroeder2024-retest-draw", value_parser = choice::<SubsetDraw>(), default_value = "nested")]
+    pub retest_draw: SubsetDraw,
     /// schroeder2024 Figure 3: the seed of the subsets.
     #[arg(long = "schroeder2024-seed", default_value_t = 0)]
     pub seed: u64,
@@ -126,7 +80,7 @@ impl Schroeder2024Args {
     /// [`CliError::Usage`] for a ddof other than 0 or 1.
     pub fn options(&self) -> Result<bias_papers::SchroederOptions, CliError> {
         let p = CrowsProtocolArgs {
-            defining_sets: DefiningSetsArg::Authors,
+            defining_sets: DefiningSetsSource::Authors,
             crows_filter: self.filter,
             target_split: self.split,
             crows_masking: self.masking,
@@ -137,34 +91,19 @@ impl Schroeder2024Args {
             filter: p.filter(),
             split: p.split(),
             masking: p.masking(),
-            same: match self.same {
-                SameArg::Authors => SameVariant::AuthorsCode,
-                SameArg::Paper => SameVariant::Paper,
-            },
+            same: self.same,
             ddof: ddof_of(self.ddof, "--schroeder2024-ddof")?,
             c: self.c,
-            subspace: self.subspace.vectors(),
-            labels: match self.labels {
-                LabelsArg::Authors => StereoLabels::AuthorsCode,
-                LabelsArg::Intended => StereoLabels::Intended,
-            },
-            group_order: self.group_order.order(),
-            figure1: match self.figure1 {
-                Figure1Arg::Authors => Figure1Reading::AuthorsCode,
-                Figure1Arg::Signed => Figure1Reading::Signed,
-            },
-            table3: match self.table3 {
-                Table3Arg::LowHigh => Table3Pairs::LowHigh,
-                Table3Arg::AllSelected => Table3Pairs::AllSelected,
-            },
+            subspace: self.subspace,
+            labels: self.labels,
+            group_order: self.group_order,
+            figure1: self.figure1,
+            table3: self.table3,
             sd_threshold: self.sd_threshold,
             retest: RetestOptions {
                 shares: self.retest_shares.clone(),
                 repeats: self.retest_repeats,
-                draw: match self.retest_draw {
-                    DrawArg::Nested => SubsetDraw::NestedPrefixes,
-                    DrawArg::Independent => SubsetDraw::Independent,
-                },
+                draw: self.retest_draw,
                 seed: self.seed,
                 ..RetestOptions::default()
             },

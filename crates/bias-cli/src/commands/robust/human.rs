@@ -10,6 +10,7 @@ use bias_robust::{
 use clap::Args;
 use serde::Serialize;
 
+use crate::choice::choice;
 use crate::data_args::CrowsArgs;
 use crate::error::CliError;
 use crate::output::{fixed, write_json, Format, Grid};
@@ -32,8 +33,8 @@ pub struct HumanArgs {
     /// type; `any` (the initial commit of the authors' preprocess.py, 6a7ab8c; removed in
     /// 8defce5) counts every non-empty annotation. On the
     /// published file 132 pairs change label (1346 vs 1478 biased).
-    #[arg(long, value_enum, default_value_t = LabelRuleArg::Matching)]
-    label_rule: LabelRuleArg,
+    #[arg(long, value_parser = choice::<LabelRule>(), default_value = "matching")]
+    label_rule: LabelRule,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -49,10 +50,10 @@ pub struct Kaneko2022Args {
     #[arg(
         long = "kaneko2022-pairs-in-n",
         id = "kaneko2022-pairs-in-n",
-        value_enum,
-        default_value_t = PairsInNArg::All
+        value_parser = choice::<bias_metrics::PairsInN>(),
+        default_value = "all"
     )]
-    pub pairs_in_n: PairsInNArg,
+    pub pairs_in_n: bias_metrics::PairsInN,
     /// kaneko2022: which annotations make a CrowS-Pairs pair "biased" in Figure 1 (at least 3
     /// of the five validators): `matching` (default; the paper) those naming the pair's bias
     /// type, `any` (the initial commit of the authors' preprocess.py, 6a7ab8c, removed in
@@ -60,10 +61,10 @@ pub struct Kaneko2022Args {
     #[arg(
         long = "kaneko2022-label-rule",
         id = "kaneko2022-label-rule",
-        value_enum,
-        default_value_t = LabelRuleArg::Matching
+        value_parser = choice::<LabelRule>(),
+        default_value = "matching"
     )]
-    pub label_rule: LabelRuleArg,
+    pub label_rule: LabelRule,
     /// kaneko2022 Table 2: how many of each group's most frequent words are ranked together
     /// (default 4, the paper's caption: four high-frequency words of each group).
     #[arg(long = "kaneko2022-table2-words", id = "kaneko2022-table2-words", default_value_t = 4,
@@ -74,10 +75,10 @@ pub struct Kaneko2022Args {
     #[arg(
         long = "kaneko2022-stop-words",
         id = "kaneko2022-stop-words",
-        value_enum,
-        default_value_t = StopWordsArg::Drop
+        value_parser = choice::<bias_robust::frequency_rank::StopWords>(),
+        default_value = "drop"
     )]
-    pub stop_words: StopWordsArg,
+    pub stop_words: bias_robust::frequency_rank::StopWords,
     /// kaneko2022 Table 1: `paper` (default) counts token-prediction accuracy as the paper's
     /// §4.2 reads (AUL on the masked scorer's tokens, StereoSet by items); `authors` as the
     /// authors' evaluate.py prints it (`Accuracy:`: every position a method scores, special
@@ -96,60 +97,18 @@ pub struct Kaneko2022Args {
     pub shuffles: u32,
 }
 
-/// `--kaneko2022-stop-words` ([`bias_robust::frequency_rank::StopWords`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum StopWordsArg {
-    /// Drop the function words (the default).
-    Drop,
-    /// Keep them.
-    Keep,
-}
-
 impl Kaneko2022Args {
     /// The library's options.
     pub fn options(&self) -> bias_papers::Kaneko2022Options {
         bias_papers::Kaneko2022Options {
-            pairs_in_n: match self.pairs_in_n {
-                PairsInNArg::All => bias_metrics::PairsInN::All,
-                PairsInNArg::Scored => bias_metrics::PairsInN::Scored,
-            },
-            label_rule: self.label_rule.into(),
+            pairs_in_n: self.pairs_in_n,
+            label_rule: self.label_rule,
             frequency_rank: bias_robust::frequency_rank::FrequencyRankOptions {
                 words_per_group: self.table2_words as usize,
-                stop_words: match self.stop_words {
-                    StopWordsArg::Drop => bias_robust::frequency_rank::StopWords::Drop,
-                    StopWordsArg::Keep => bias_robust::frequency_rank::StopWords::Keep,
-                },
+                stop_words: self.stop_words,
             },
             accuracy: self.accuracy,
             shuffles: self.shuffles as usize,
-        }
-    }
-}
-
-/// `--kaneko2022-pairs-in-n` ([`bias_metrics::PairsInN`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PairsInNArg {
-    /// Every test instance (the paper, the authors' code).
-    All,
-    /// Only the scored pairs.
-    Scored,
-}
-
-/// `--label-rule` ([`LabelRule`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LabelRuleArg {
-    /// The paper: annotations naming the pair's bias type.
-    Matching,
-    /// Any non-empty annotation (the initial commit of the authors' preprocess.py, 6a7ab8c).
-    Any,
-}
-
-impl From<LabelRuleArg> for LabelRule {
-    fn from(a: LabelRuleArg) -> Self {
-        match a {
-            LabelRuleArg::Matching => LabelRule::MatchingBiasType,
-            LabelRuleArg::Any => LabelRule::AnyAnnotation,
         }
     }
 }

@@ -11,7 +11,7 @@ use bias_report::paraphrase::draw_paper_figures;
 use bias_report::report::file_part;
 use bias_robust::paraphrase::{crows_pairs_first100, ScoreScale, CROWS_PAIRS_FIRST100_NAME};
 use bias_robust::{paraphrase_agreement, ParaphraseOptions, ParaphraseReport};
-use clap::{ArgGroup, Args, ValueEnum};
+use clap::{ArgGroup, Args};
 use serde::Serialize;
 
 use crate::error::CliError;
@@ -67,8 +67,8 @@ pub struct ParaphraseArgs {
     tau: f64,
     /// The scale of the scores, for a scorer bias-robust does not know (default: from the
     /// scorer's name).
-    #[arg(long, value_enum)]
-    scale: Option<ScaleArg>,
+    #[arg(long, value_parser = choice::<ScoreScale>())]
+    scale: Option<ScoreScale>,
     /// Also draw the paraphrase study's Figures 2 (originals whose paraphrases fully agree,
     /// MAGREEMENT = 1, or not, per model), 3 (the same per bias type) and 4 (MDIFF of every pair
     /// per model) into this folder, one set per scorer, comparing every model given:
@@ -78,27 +78,6 @@ pub struct ParaphraseArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
-}
-
-/// `--scale` of `bias robust paraphrase`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum ScaleArg {
-    /// Sums of token log-probabilities (as CPS, PLL): the band is τ.
-    Sum,
-    /// Means per scored token (as AUL): the band is τ / mean tokens per sentence.
-    PerToken,
-    /// Attention-weighted means (as AULA): the band is τ / (mean tokens per sentence)².
-    AttentionWeighted,
-}
-
-impl From<ScaleArg> for ScoreScale {
-    fn from(s: ScaleArg) -> Self {
-        match s {
-            ScaleArg::Sum => ScoreScale::Sum,
-            ScaleArg::PerToken => ScoreScale::PerTokenMean,
-            ScaleArg::AttentionWeighted => ScoreScale::AttentionWeightedMean,
-        }
-    }
 }
 
 #[derive(Debug, Serialize)]
@@ -196,7 +175,7 @@ pub fn run(a: &ParaphraseArgs, out: &mut impl Write) -> Result<(), CliError> {
     };
     let options = ParaphraseOptions {
         near_tie: a.tau,
-        scale: a.scale.map(ScoreScale::from),
+        scale: a.scale,
     };
     let mut rows = Vec::new();
     let mut reports = Vec::new();
