@@ -29,3 +29,33 @@ pub fn choice<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bias_core::Scorer;
+    use clap::{Arg, Command};
+
+    fn parse(ignore_case: bool, value: &str) -> Result<Scorer, clap::Error> {
+        let arg = Arg::new("s")
+            .long("s")
+            .value_parser(choice::<Scorer>())
+            .ignore_case(ignore_case);
+        let m = Command::new("t")
+            .arg(arg)
+            .try_get_matches_from(["t", "--s", value])?;
+        Ok(*m.get_one::<Scorer>("s").unwrap())
+    }
+
+    #[test]
+    fn names_aliases_and_case_are_the_library_s() {
+        assert_eq!(parse(false, "all-masked").unwrap(), Scorer::AllMasked);
+        assert_eq!(parse(false, "all_masked").unwrap(), Scorer::AllMasked);
+        assert_eq!(parse(true, "LL_SUM").unwrap(), Scorer::LlSum);
+        let err = parse(false, "AUL").unwrap_err().to_string();
+        assert!(
+            err.contains("invalid value 'AUL'") && err.contains("ll-mean"),
+            "{err}"
+        );
+    }
+}

@@ -53,3 +53,32 @@ fn a_causal_model_is_left_out_of_the_token_tables_with_a_note() {
     assert_eq!(index["models"], serde_json::json!(["bert", "gpt2"]));
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// kaneko2023 fine-tunes its models and schroeder2024 embeds with their encoders: a causal LM in
+/// the list is refused before anything is scored, naming it (bias_papers::reproduce_paper, the
+/// one entry point of the CLI and bias_lm).
+#[test]
+fn the_masked_only_papers_refuse_a_causal_model_by_name() {
+    for paper in ["kaneko2023", "schroeder2024"] {
+        let out =
+            std::env::temp_dir().join(format!("bias-repro-causal-{paper}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_bias"))
+            .current_dir(root())
+            .args(["reproduce", paper, "--models"])
+            .args(["fixtures/models/bert", "fixtures/models/gpt2"])
+            .args(["--max-pairs", "4", "--device", "cpu", "--out"])
+            .arg(out.join(paper))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{paper}: {err}");
+        assert!(
+            err.contains(&format!("{paper} studies masked LMs"))
+                && err.contains("gpt2 is a causal LM"),
+            "{paper}: {err}"
+        );
+        assert!(!out.join("scores").exists(), "{paper}: nothing is scored");
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}

@@ -247,6 +247,14 @@ fn bad_requests_are_clear_errors() {
         err.contains("invalid value 'nope'") && err.contains("all-masked"),
         "{err}"
     );
+    // The library's names (bias_core::Choice): listed in the refusal, aliases taken.
+    let err = run(&["--dtype", "f64"], &model("bert"), 2);
+    assert!(
+        err.contains("invalid value 'f64'") && err.contains("[possible values: f32, bf16, f16]"),
+        "{err}"
+    );
+    let err = run(&["--sss", "mean"], &model("bert"), 2);
+    assert!(err.contains("diagonal, matrix"), "{err}");
     // A model folder without tokenizer.json.
     let broken = dir.join("no-tokenizer");
     std::fs::create_dir_all(&broken).unwrap();
