@@ -52,7 +52,7 @@
 //!             stereo: "He cooks.".into(), anti: "She cooks.".into(),
 //!             score_stereo: if i < wins { -1.0 } else { -3.0 },
 //!             score_anti: -2.0 - 0.1 * i as f64,
-//!             scorer: "aul".into(), model: format!("bert-r{rate}"),
+//!             scorer: "aul".into(), model: format!("bert-r{rate}").into(),
 //!             tokens_stereo: None, tokens_anti: None, group_id: None,
 //!         })
 //!         .collect()
@@ -60,7 +60,7 @@
 //! let evals: Vec<RateEvaluation> = [(0.0, 2), (0.5, 5), (1.0, 8)]
 //!     .into_iter()
 //!     .map(|(rate, wins)| RateEvaluation {
-//!         rate, model: format!("bert-r{rate}"), pairs: table(rate, wins),
+//!         rate, model: format!("bert-r{rate}").into(), pairs: table(rate, wins),
 //!         templates: vec![], probe: None,
 //!     })
 //!     .collect();
