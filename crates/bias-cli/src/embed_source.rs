@@ -8,22 +8,9 @@ use bias_data::wordlists::{load_word_lists, CasePolicy as ListCase, WordLists};
 use bias_embed::protocol::{pair_subspace, MissingPairs};
 use bias_embed::{BiasSubspace, CasePolicy, DynEmbedder, EmbedError, VectorFormat, WordVectors};
 use bias_plm::{DeviceSpec, EmbedOptions, Layer, PlmEmbedder};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use crate::error::CliError;
-
-/// The embedding measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MeasureArg {
-    /// SAME (schroeder2024 Eqs. 11–16): binary with two attribute sets, multi-group otherwise.
-    Same,
-    /// WEAT effect size and permutation test (Caliskan et al.; schroeder2024 Eqs. 1–2).
-    Weat,
-    /// Generalised WEAT (Swinger et al.; schroeder2024 Eq. 3).
-    Gweat,
-    /// DirectBias (Bolukbasi et al.; schroeder2024 Eq. 25).
-    DirectBias,
-}
 
 /// Where vectors come from.
 #[derive(Debug, Args)]

@@ -392,15 +392,17 @@ pub(crate) fn masked_kinds(
         .iter()
         .map(|n| {
             let n = n.as_ref();
-            n.parse::<ScorerKind>().map_err(|e| {
-                if n.parse::<CausalScorerKind>().is_ok() {
-                    not_for(n)
-                } else {
-                    e
-                }
-            })
+            let scorer = known_scorer(n)?;
+            ScorerKind::of(scorer).ok_or_else(|| not_for(n))
         })
         .collect()
+}
+
+/// The workspace scorer named `name` ([`bias_core::Scorer`]'s `FromStr`: case and `_`/`-`
+/// aside), the one place a scorer's name is read.
+fn known_scorer(name: &str) -> Result<bias_core::Scorer, PlmError> {
+    name.parse()
+        .map_err(|_| PlmError::UnknownScorer(name.to_owned()))
 }
 
 /// The causal scorers named in `names` (`ll-sum`, `ll-mean`), in order, for a model of
@@ -423,13 +425,8 @@ pub(crate) fn causal_kinds(
         .iter()
         .map(|n| {
             let n = n.as_ref();
-            n.parse::<CausalScorerKind>().map_err(|e| {
-                if n.parse::<ScorerKind>().is_ok() {
-                    not_for(n)
-                } else {
-                    e
-                }
-            })
+            let scorer = known_scorer(n)?;
+            CausalScorerKind::of(scorer).ok_or_else(|| not_for(n))
         })
         .collect()
 }

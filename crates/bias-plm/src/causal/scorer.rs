@@ -11,7 +11,6 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::str::FromStr;
 
 use bias_core::{PairOutcome, PairScore, SentencePair, SentenceScore, SkipReason, Unscorable};
 use tch::{Device, Kind, Tensor};
@@ -45,6 +44,13 @@ impl CausalScorerKind {
         self.scorer().name()
     }
 
+    /// The causal scorer `scorer` is; `None` for a masked LM's.
+    pub fn of(scorer: bias_core::Scorer) -> Option<CausalScorerKind> {
+        CausalScorerKind::ALL
+            .into_iter()
+            .find(|k| k.scorer() == scorer)
+    }
+
     /// The scorer's identity, shared with every crate that reads score tables.
     pub const fn scorer(self) -> bias_core::Scorer {
         match self {
@@ -57,19 +63,6 @@ impl CausalScorerKind {
 impl fmt::Display for CausalScorerKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl FromStr for CausalScorerKind {
-    type Err = PlmError;
-
-    /// `ll-sum` / `ll-mean`, case-insensitively, `_` for `-` accepted.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let norm = s.trim().to_ascii_lowercase().replace('_', "-");
-        CausalScorerKind::ALL
-            .into_iter()
-            .find(|k| k.name() == norm)
-            .ok_or_else(|| PlmError::UnknownScorer(s.to_owned()))
     }
 }
 

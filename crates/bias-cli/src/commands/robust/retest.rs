@@ -10,7 +10,10 @@ use bias_robust::{RetestOptions, WeatSplit, WeatTargets};
 use clap::Args;
 use ndarray::Array2;
 
-use crate::embed_source::{definitional_subspace, read_sets, resolve_set, MeasureArg, SourceArgs};
+use bias_embed::EmbeddingMeasure;
+
+use crate::choice::choice;
+use crate::embed_source::{definitional_subspace, read_sets, resolve_set, SourceArgs};
 use crate::error::CliError;
 use crate::output::{fixed, write_json, Format, Grid};
 
@@ -20,8 +23,8 @@ pub struct RetestArgs {
     #[command(flatten)]
     source: SourceArgs,
     /// The measure whose reliability is tested (same, weat or direct-bias).
-    #[arg(long, value_enum, default_value_t = MeasureArg::Same)]
-    measure: MeasureArg,
+    #[arg(long, value_parser = choice::<EmbeddingMeasure>(), default_value = "same")]
+    measure: EmbeddingMeasure,
     /// Named word sets (JSON).
     #[arg(long)]
     sets: Option<PathBuf>,
@@ -107,10 +110,10 @@ pub fn run(a: &RetestArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
     };
     let report = match a.measure {
-        MeasureArg::Same | MeasureArg::Weat if a.attributes.len() != 2 => {
+        EmbeddingMeasure::Same | EmbeddingMeasure::Weat if a.attributes.len() != 2 => {
             return Err(CliError::Usage("give --attributes A,B".into()))
         }
-        MeasureArg::Same => {
+        EmbeddingMeasure::Same => {
             let t = single_targets(&mut source)?;
             let (x, y) = (
                 look(&a.attributes[0], &mut source)?,
@@ -118,7 +121,7 @@ pub fn run(a: &RetestArgs, out: &mut impl Write) -> Result<(), CliError> {
             );
             bias_robust::retest_same_binary(t.view(), x.view(), y.view(), &config)?
         }
-        MeasureArg::Weat => {
+        EmbeddingMeasure::Weat => {
             let targets = match &labelled {
                 Some(l) => WeatTargets {
                     targets: single_targets(&mut source)?,
@@ -151,7 +154,7 @@ pub fn run(a: &RetestArgs, out: &mut impl Write) -> Result<(), CliError> {
                 &config,
             )?
         }
-        MeasureArg::DirectBias => {
+        EmbeddingMeasure::DirectBias => {
             let def = a
                 .definitional
                 .as_deref()
@@ -160,7 +163,7 @@ pub fn run(a: &RetestArgs, out: &mut impl Write) -> Result<(), CliError> {
             let t = single_targets(&mut source)?;
             bias_robust::retest_direct_bias(t.view(), &subspace, a.c, &config)?
         }
-        MeasureArg::Gweat => {
+        EmbeddingMeasure::Gweat => {
             return Err(CliError::Usage(
                 "retest supports same, weat and direct-bias".into(),
             ))
@@ -175,7 +178,7 @@ pub fn run(a: &RetestArgs, out: &mut impl Write) -> Result<(), CliError> {
         report.n_targets,
         fixed(report.full_value, 6)
     )?;
-    if a.measure == MeasureArg::Weat {
+    if a.measure == EmbeddingMeasure::Weat {
         let how = match a.weat_split {
             WeatSplit::PerSubset => "sorted on every subset by its own counts (per-subset)",
             WeatSplit::Fixed => "sorted once on all targets (fixed)",
