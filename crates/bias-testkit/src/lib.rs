@@ -41,3 +41,33 @@ pub fn assert_each_cause_once(err: &dyn Error) -> Vec<String> {
     }
     messages
 }
+
+/// A fresh, empty folder `bias-<tag>-<pid>` under the system's temporary folder (removed first
+/// if a previous run left it). Each test module gives its own tag: the modules of one test
+/// binary share the process id.
+pub fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bias-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The fixture checkpoint `fixtures/models/<arch>`, as a command-line argument.
+pub fn fixture_model(arch: &str) -> String {
+    root()
+        .join("fixtures/models")
+        .join(arch)
+        .display()
+        .to_string()
+}
+
+/// The repository's `data/` folder, as a command-line argument; fails naming
+/// `scripts/setup.sh` when the data sets are not there.
+pub fn data_dir() -> String {
+    let d = root().join("data");
+    assert!(
+        d.join("crows-pairs/crows_pairs_anonymized.csv").is_file(),
+        "data missing: run scripts/setup.sh"
+    );
+    d.display().to_string()
+}

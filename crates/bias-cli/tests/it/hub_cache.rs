@@ -14,10 +14,7 @@ const COMMIT: &str = "1f0e3dad99908345f7439f8ffabdffc4e4b3c7a1";
 use bias_testkit::root;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bias-hub-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    bias_testkit::scratch(&format!("hub-{name}"))
 }
 
 /// A cache holding fixtures/models/bert as `test-org/tiny-bert` at `COMMIT`, `main` pointing to

@@ -26,10 +26,7 @@ const REPO: &str = "org/tiny";
 use bias_testkit::root;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bias-hubdl-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    bias_testkit::scratch(&format!("hubdl-{name}"))
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -250,10 +250,7 @@ fn accuracies_and_mcnemar_match_the_reference_under_every_option() {
 
 /// A fresh scratch folder for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bias-k22-tokens-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    bias_testkit::scratch(&format!("k22-tokens-{name}"))
 }
 
 fn evaluate_json(args: &[&str]) -> Value {

@@ -11,10 +11,7 @@ use assert_cmd::Command;
 use bias_testkit::root;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bias-nonfinite-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    bias_testkit::scratch(&format!("nonfinite-{name}"))
 }
 
 /// Copies the fixture `model` into `dir` with every float32 value of parameter `name` set to

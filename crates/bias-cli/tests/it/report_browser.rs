@@ -16,10 +16,7 @@ use support::browser::{self, BrowserCheck};
 use bias_testkit::root;
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bias-report-browser-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    bias_testkit::scratch(&format!("report-browser-{name}"))
 }
 
 /// The demo score table as model `model` under scorers `aul` and `cps`: every stereotypical

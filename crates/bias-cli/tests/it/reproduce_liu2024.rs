@@ -14,10 +14,7 @@ use serde_json::Value;
 use bias_testkit::root;
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bias-repro-liu-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    bias_testkit::scratch(&format!("repro-liu-{name}"))
 }
 
 const MODELS: [&str; 4] = ["bert", "roberta", "albert", "gpt2"];

@@ -17,10 +17,7 @@ fn demo() -> String {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bias-robust-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    bias_testkit::scratch(&format!("robust-cli-{name}"))
 }
 
 /// The demo table under another model name, every stereotypical score raised by 0.05.

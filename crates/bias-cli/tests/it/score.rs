@@ -7,30 +7,10 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 
-use bias_testkit::root;
-
-fn model(arch: &str) -> String {
-    root()
-        .join("fixtures/models")
-        .join(arch)
-        .display()
-        .to_string()
-}
-
-fn data_dir() -> String {
-    let d = root().join("data");
-    assert!(
-        d.join("crows-pairs/crows_pairs_anonymized.csv").is_file(),
-        "data missing: run scripts/setup.sh"
-    );
-    d.display().to_string()
-}
+use bias_testkit::{data_dir, fixture_model as model, root};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bias-score-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    bias_testkit::scratch(&format!("score-{name}"))
 }
 
 fn bias() -> Command {

@@ -28,10 +28,7 @@ fn data_dir() -> String {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bias-task-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    bias_testkit::scratch(&format!("task-{name}"))
 }
 
 fn bias() -> Command {
