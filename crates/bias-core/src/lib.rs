@@ -15,7 +15,11 @@
 //! - [`capability`]: what a model under study can do, one trait per verb ([`DatasetScorer`],
 //!   [`TokenPredictor`], [`MaskFiller`], [`FineTuner`], [`DifferenceMasker`]), so that a
 //!   reproduction states in its signature what it needs;
-//! - [`MaskedLmTrainer`]: sentences in, a fine-tuned model out (bias-controlled experiments).
+//! - [`MaskedLmTrainer`]: sentences in, a fine-tuned model out (bias-controlled experiments);
+//! - [`ScorerName`], [`DatasetName`], [`ModelName`]: a score table's identities as types, and
+//!   [`Scorer`], the one spelling of the workspace's scorer names;
+//! - [`Choice`]: options with named values (names, aliases, help), named once where they are
+//!   defined, so that every front end parses and lists them alike.
 //!
 //! The crate implements no measure itself: a [`SentencePair`] is the stereotypical /
 //! anti-stereotypical pair of CrowS-Pairs (Nangia et al. 2020) and StereoSet (Nadeem et al.

@@ -633,11 +633,13 @@ fn measures<'py>(
     Ok(records)
 }
 
-/// The measures named in `measures` (default liu2024's indicator, KLS and JSS), each parsed by
-/// `MeasureSpec::from_str`.
+/// The measures named in `measures`, each parsed by `MeasureSpec::from_str`; liu2024's
+/// indicator, KLS and JSS ([`MeasureSpec::liu2024`]) when none are named.
 pub(crate) fn measure_specs(measures: Option<Vec<String>>) -> PyResult<Vec<MeasureSpec>> {
-    measures
-        .unwrap_or_else(|| vec!["indicator".into(), "kls".into(), "jss".into()])
+    let Some(names) = measures else {
+        return Ok(MeasureSpec::liu2024().to_vec());
+    };
+    names
         .iter()
         .map(|s| {
             s.parse()

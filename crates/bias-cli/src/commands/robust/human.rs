@@ -137,7 +137,7 @@ pub fn run(a: &HumanArgs, out: &mut impl Write) -> Result<(), CliError> {
     }
     for slice in slices {
         let records = records_scored_in(&crows, &slice.table);
-        let h = human_agreement_by(&records, &slice.table, a.min_matching, a.label_rule.into())?;
+        let h = human_agreement_by(&records, &slice.table, a.min_matching, a.label_rule)?;
         let split = advantaged_split(&slice.table)?;
         rows.push(HumanRow {
             scorer: slice.scorer.clone(),
