@@ -199,6 +199,18 @@ pub trait ContinuationScorer {
         &mut self,
         requests: &[Continuation],
     ) -> Result<Vec<ContinuationScore>, BoxError>;
+
+    /// Checks `requests` without running the model (their token counts against the model's
+    /// window, say), so that a run refuses a request it cannot score before scoring anything,
+    /// and can name the document it came from. The default checks nothing: such a request then
+    /// fails in [`ContinuationScorer::score_continuations`].
+    ///
+    /// # Errors
+    /// The runtime's error for the first request it cannot score, boxed.
+    fn check_continuations(&mut self, requests: &[Continuation]) -> Result<(), BoxError> {
+        let _ = requests;
+        Ok(())
+    }
 }
 
 /// One `loglikelihood` request: a continuation scored given a context (either may hold
@@ -239,6 +251,10 @@ impl<M: ContinuationScorer + ?Sized> ContinuationScorer for Box<M> {
         requests: &[Continuation],
     ) -> Result<Vec<ContinuationScore>, BoxError> {
         (**self).score_continuations(requests)
+    }
+
+    fn check_continuations(&mut self, requests: &[Continuation]) -> Result<(), BoxError> {
+        (**self).check_continuations(requests)
     }
 }
 
@@ -313,6 +329,13 @@ where
     A: ContinuationScorer + ?Sized,
     B: ContinuationScorer + ?Sized,
 {
+    fn check_continuations(&mut self, requests: &[Continuation]) -> Result<(), BoxError> {
+        let (alone, with): (Vec<Continuation>, Vec<Continuation>) =
+            requests.iter().cloned().partition(|r| r.context.is_empty());
+        self.alone.check_continuations(&alone)?;
+        self.with_context.check_continuations(&with)
+    }
+
     fn score_continuations(
         &mut self,
         requests: &[Continuation],

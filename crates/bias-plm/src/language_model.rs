@@ -470,4 +470,15 @@ impl bias_core::ContinuationScorer for WithHead<'_> {
         }
         .score_continuations(requests)
     }
+
+    fn check_continuations(
+        &mut self,
+        requests: &[bias_core::Continuation],
+    ) -> Result<(), bias_core::BoxError> {
+        bias_core::SplitByContext {
+            alone: &mut *self.sentences,
+            with_context: &mut self.pairs,
+        }
+        .check_continuations(requests)
+    }
 }

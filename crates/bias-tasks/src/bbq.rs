@@ -57,6 +57,15 @@ pub struct BbqDoc<'a> {
     biased: Vec<usize>,
 }
 
+/// The example's id and the file it came from (`<Category>.jsonl` of BBQ's folder), for errors.
+fn example_name(example: &BbqExample) -> String {
+    format!(
+        "BBQ example_id {} of {}",
+        example.example_id,
+        example.category.file_name()
+    )
+}
+
 impl<'a> BbqDoc<'a> {
     /// Prepares `example`.
     ///
@@ -64,14 +73,7 @@ impl<'a> BbqDoc<'a> {
     /// [`TaskError::InvalidDocument`] for an example none of whose answers is one of
     /// [`UNKNOWN_RESPONSES`] (lm-eval fails on it), or whose answer lacks its groups.
     pub fn new(example: &'a BbqExample) -> Result<Self, TaskError> {
-        // The example's id and the file it came from (`<Category>.jsonl` of BBQ's folder).
-        let what = || {
-            format!(
-                "BBQ example_id {} of {}",
-                example.example_id,
-                example.category.file_name()
-            )
-        };
+        let what = || example_name(example);
         let unknown = example
             .answers
             .iter()
@@ -103,6 +105,11 @@ impl<'a> BbqDoc<'a> {
             unknown,
             biased,
         })
+    }
+
+    /// The example's id and its file (`BBQ example_id 16 of Age.jsonl`), as errors name it.
+    pub fn what(&self) -> String {
+        example_name(self.example)
     }
 
     /// The example.
@@ -245,7 +252,14 @@ pub fn run_bbq<S: ContinuationScorer + ?Sized>(
         .map(BbqDoc::new)
         .collect::<Result<Vec<_>, _>>()?;
     let prompts: Vec<MultipleChoice> = docs.iter().map(BbqDoc::multiple_choice).collect();
-    let scores = score_choices(scorer, &prompts, log, options, progress)?;
+    let scores = score_choices(scorer, &prompts, log, options, progress).map_err(|e| match e {
+        TaskError::Document { doc, source, .. } => TaskError::Document {
+            doc,
+            what: docs[doc].what(),
+            source,
+        },
+        e => e,
+    })?;
     let answers: Vec<BbqAnswer> = docs
         .iter()
         .zip(&scores)

@@ -127,7 +127,9 @@ struct LogLine {
 /// interruption is dropped).
 ///
 /// # Errors
-/// [`TaskError::Model`] naming the chunk; [`TaskError::NonFinite`] naming the document and
+/// [`TaskError::Document`] for a request the scorer's
+/// [`check_continuations`](ContinuationScorer::check_continuations) refuses, before anything
+/// is scored; [`TaskError::Model`] naming the chunk; [`TaskError::NonFinite`] naming the document and
 /// choice (nothing non-finite is logged or returned); [`TaskError::NotResuming`] for a log of
 /// another run; [`TaskError::Io`].
 pub fn score_choices<S: ContinuationScorer + ?Sized>(
@@ -306,6 +308,17 @@ fn run_chunks<S: ContinuationScorer + ?Sized>(
     options: ChoiceRunOptions,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(), TaskError> {
+    // Every request is checked before anything is scored: a bad document stops the run at
+    // once, named, rather than after the chunks before it.
+    for &i in todo {
+        scorer
+            .check_continuations(&docs[i])
+            .map_err(|source| TaskError::Document {
+                doc: i,
+                what: format!("document {i}"),
+                source,
+            })?;
+    }
     let mut finished = docs.len() - todo.len();
     progress(finished, docs.len());
     for chunk in todo.chunks(options.chunk_docs.max(1)) {
@@ -618,6 +631,35 @@ mod tests {
         }
         assert_eq!(shard_logs_beside(&log).unwrap(), vec![first, second]);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A request the scorer's check refuses stops the run before any chunk is scored, naming
+    /// its document.
+    #[test]
+    fn a_refused_request_stops_the_run_before_scoring() {
+        struct Checked(ByLength);
+        impl ContinuationScorer for Checked {
+            fn score_continuations(
+                &mut self,
+                requests: &[Continuation],
+            ) -> Result<Vec<ContinuationScore>, BoxError> {
+                self.0.score_continuations(requests)
+            }
+            fn check_continuations(&mut self, requests: &[Continuation]) -> Result<(), BoxError> {
+                match requests.iter().position(|r| r.context == "Q3:") {
+                    Some(i) => Err(format!("request {i}: too long").into()),
+                    None => Ok(()),
+                }
+            }
+        }
+        let mut scorer = Checked(ByLength { calls: 0 });
+        let options = ChoiceRunOptions { chunk_docs: 2 };
+        let err = score_choices(&mut scorer, &docs(), None, options, &mut |_, _| {}).unwrap_err();
+        assert!(
+            matches!(&err, TaskError::Document { doc: 3, what, .. } if what == "document 3"),
+            "{err:?}"
+        );
+        assert_eq!(scorer.0.calls, 0, "nothing is scored");
     }
 
     #[test]

@@ -17,6 +17,20 @@ pub enum TaskError {
         #[source]
         source: bias_core::BoxError,
     },
+    /// A document has a request the model cannot score (a continuation longer than its
+    /// window, say), found by [`bias_core::ContinuationScorer::check_continuations`] before
+    /// anything was scored.
+    #[error("{what}: a request of it cannot be scored (the cause says which and why)")]
+    Document {
+        /// The document's index among the run's documents.
+        doc: usize,
+        /// The document, as its task names it (`document 7`; BBQ: `BBQ example_id 16 of
+        /// Age.jsonl`).
+        what: String,
+        /// The runtime's error.
+        #[source]
+        source: bias_core::BoxError,
+    },
     /// The model answered a different number of requests than it was asked.
     #[error("the model answered {got} of {asked} requests")]
     AnswerCount {

@@ -223,7 +223,14 @@ pub fn run_stereoset<S: ContinuationScorer + ?Sized>(
         items,
         counts,
     } = documents(set, limit, intersentence)?;
-    let scores = score_documents(scorer, &docs, log, options, progress)?;
+    let scores = score_documents(scorer, &docs, log, options, progress).map_err(|e| match e {
+        TaskError::Document { doc, source, .. } => TaskError::Document {
+            doc,
+            what: format!("StereoSet item {} of {}", items[doc].id, set.source_name),
+            source,
+        },
+        e => e,
+    })?;
     let mean = |s: &ChoiceScores, j: usize| s.log_likelihoods[j] / s.tokens[j].max(1) as f64;
     let mut sentences: Vec<SentenceScore> = Vec::with_capacity(3 * docs.len());
     let mut item_scores: Vec<ItemScores> = Vec::with_capacity(docs.len());

@@ -278,6 +278,58 @@ fn a_causal_model_is_required_for_bbq() {
     );
 }
 
+/// An answer of 60,000 characters (issue 40): refused before anything is scored, naming the
+/// example and its file, not a request index of a chunk.
+#[test]
+fn an_over_long_bbq_answer_is_refused_naming_its_example_and_file() {
+    let dir = scratch("bbq-long");
+    let bbq = dir.join("data/bbq");
+    std::fs::create_dir_all(&bbq).unwrap();
+    let real = std::path::Path::new(&data_dir()).join("bbq");
+    std::fs::copy(
+        real.join("additional_metadata.csv"),
+        bbq.join("additional_metadata.csv"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(real.join("Age.jsonl")).unwrap();
+    let mut lines: Vec<Value> = text
+        .lines()
+        .take(6)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    lines[4]["ans0"] = Value::from("very ".repeat(12_000));
+    let damaged: String = lines.iter().map(|v| format!("{v}\n")).collect();
+    std::fs::write(bbq.join("Age.jsonl"), damaged).unwrap();
+    let out_dir = dir.join("out");
+    let out = bias()
+        .args(["task", "bbq", "--model", &model("gpt2"), "--data-dir"])
+        .arg(dir.join("data"))
+        .args([
+            "--device",
+            "cpu",
+            "--categories",
+            "Age",
+            "--chunk",
+            "2",
+            "--out",
+        ])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    let id = lines[4]["example_id"].as_u64().unwrap();
+    assert!(
+        err.contains(&format!("BBQ example_id {id} of Age.jsonl"))
+            && err.contains("a continuation must have between 1 and"),
+        "{err}"
+    );
+    // Nothing was scored: the run log holds no document.
+    let log = std::fs::read_to_string(out_dir.join("bbq.jsonl")).unwrap_or_default();
+    assert!(log.lines().count() <= 1, "{log}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn winobias_is_a_pair_data_set() {
     let text = run(&[

@@ -123,6 +123,22 @@ fn bad_request(request: &Continuation, index: usize, reason: &str) -> PlmError {
     }
 }
 
+/// A continuation of 1 to `max` tokens (the model's window), or [`PlmError::BadContinuation`].
+fn check_window(r: &EncodedContinuation, index: usize, max: usize) -> Result<(), PlmError> {
+    if r.continuation.is_empty() || r.continuation.len() > max {
+        return Err(PlmError::BadContinuation {
+            index,
+            context: format!("{} tokens", r.context.len()),
+            continuation: format!("{} tokens", r.continuation.len()),
+            reason: format!(
+                "a continuation must have between 1 and {max} tokens (the model's window); \
+                 shorten it"
+            ),
+        });
+    }
+    Ok(())
+}
+
 impl CausalScorer<'_> {
     /// Encodes `request` as lm-evaluation-harness does ([`CausalScorer::loglikelihood`] lists
     /// the rules).
@@ -149,17 +165,7 @@ impl CausalScorer<'_> {
         let max = self.max_tokens();
         let mut sequences: Vec<(Vec<i64>, usize)> = Vec::with_capacity(requests.len());
         for (index, r) in requests.iter().enumerate() {
-            if r.continuation.is_empty() || r.continuation.len() > max {
-                return Err(PlmError::BadContinuation {
-                    index,
-                    context: format!("{} tokens", r.context.len()),
-                    continuation: format!("{} tokens", r.continuation.len()),
-                    reason: format!(
-                        "a continuation must have between 1 and {max} tokens (the model's \
-                         window); shorten it"
-                    ),
-                });
-            }
+            check_window(r, index, max)?;
             let mut ids = Vec::with_capacity(r.context.len() + r.continuation.len());
             ids.extend_from_slice(&r.context);
             ids.extend_from_slice(&r.continuation);
@@ -246,6 +252,16 @@ impl ContinuationScorer for CausalScorer<'_> {
         requests: &[Continuation],
     ) -> Result<Vec<ContinuationScore>, BoxError> {
         Ok(self.loglikelihood(requests)?)
+    }
+
+    /// Encodes each request and checks its continuation against the model's window.
+    fn check_continuations(&mut self, requests: &[Continuation]) -> Result<(), BoxError> {
+        let max = self.max_tokens();
+        for (i, r) in requests.iter().enumerate() {
+            let encoded = encode_continuation(self.tokenizer(), self.prefix(), r, i)?;
+            check_window(&encoded, i, max)?;
+        }
+        Ok(())
     }
 }
 
