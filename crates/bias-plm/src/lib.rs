@@ -124,7 +124,7 @@ pub use model::{
 pub use neutral::{clean_up_tokenization, mask_differing_tokens, NEUTRAL_PAD_WIDTH};
 pub use next_sentence::{has_next_sentence_head, NextSentenceModel, NextSentenceScorer};
 pub use parts::ModelParts;
-pub use precision::Precision;
+pub use precision::{torch_dtype_kind, Precision};
 pub use scorer::{AlignmentOrder, MlmScorer, ScorerKind, ScoringOptions, SpecialIds, SssAverage};
 pub use study::{ProgressFn, StudiedCausal, StudiedLm, StudiedMlm};
 pub use tokenizer::{PlmTokenizer, TokenizedText};

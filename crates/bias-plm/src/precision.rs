@@ -35,3 +35,41 @@ impl Choice for Precision {
         Named::new(Precision::F16, "f16", "float16 (CUDA only)").aliases(&["float16"]),
     ];
 }
+
+/// The libtorch kind of a PyTorch dtype as `str(tensor.dtype)` writes it (`torch.float32`,
+/// `torch.bfloat16`, `torch.int64`, ...; the `torch.` prefix and PyTorch's aliases `float`,
+/// `half`, `double`, `long`, `int` optional): how a `state_dict` handed over from Python is
+/// read. `None` for a dtype no checkpoint of this workspace holds (complex, quantised, ...).
+pub fn torch_dtype_kind(dtype: &str) -> Option<Kind> {
+    Some(match dtype.trim_start_matches("torch.") {
+        "float32" | "float" => Kind::Float,
+        "float16" | "half" => Kind::Half,
+        "bfloat16" => Kind::BFloat16,
+        "float64" | "double" => Kind::Double,
+        "int64" | "long" => Kind::Int64,
+        "int32" | "int" => Kind::Int,
+        "int16" => Kind::Int16,
+        "int8" => Kind::Int8,
+        "uint8" => Kind::Uint8,
+        "bool" => Kind::Bool,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_torch_dtypes() {
+        assert_eq!(
+            Precision::parse_choice("bfloat16").unwrap(),
+            Precision::Bf16
+        );
+        assert_eq!(Precision::F16.kind(), Kind::Half);
+        assert!(Precision::parse_choice("f64").is_err());
+        assert_eq!(torch_dtype_kind("torch.bfloat16"), Some(Kind::BFloat16));
+        assert_eq!(torch_dtype_kind("long"), Some(Kind::Int64));
+        assert_eq!(torch_dtype_kind("torch.complex64"), None);
+    }
+}

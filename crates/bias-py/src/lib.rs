@@ -328,24 +328,12 @@ fn data(
 /// `torch.Tensor` (`str(t.dtype)`, `str(t.device)`).
 type TensorView = (String, usize, Vec<i64>, Vec<i64>, String, String);
 
-/// `torch.float32`, ... as a libtorch kind.
+/// `torch.float32`, ... as a libtorch kind ([`bias_plm::torch_dtype_kind`]).
 fn torch_kind(dtype: &str) -> PyResult<Kind> {
-    Ok(match dtype.trim_start_matches("torch.") {
-        "float32" | "float" => Kind::Float,
-        "float16" | "half" => Kind::Half,
-        "bfloat16" => Kind::BFloat16,
-        "float64" | "double" => Kind::Double,
-        "int64" | "long" => Kind::Int64,
-        "int32" | "int" => Kind::Int,
-        "int16" => Kind::Int16,
-        "int8" => Kind::Int8,
-        "uint8" => Kind::Uint8,
-        "bool" => Kind::Bool,
-        other => {
-            return Err(BiasError::new_err(format!(
-                "a state_dict tensor of dtype {other}: not a kind this module reads"
-            )))
-        }
+    bias_plm::torch_dtype_kind(dtype).ok_or_else(|| {
+        BiasError::new_err(format!(
+            "a state_dict tensor of dtype {dtype}: not a kind this module reads"
+        ))
     })
 }
 
