@@ -161,12 +161,9 @@ impl bias_core::Choice for SubspaceVectors {
 }
 
 impl SubspaceVectors {
-    /// The name used in options and outputs: `unit` or `raw`.
+    /// The name used in options and outputs: `unit` or `raw` ([`bias_core::Choice`] spells them).
     pub fn name(self) -> &'static str {
-        match self {
-            SubspaceVectors::Unit => "unit",
-            SubspaceVectors::Raw => "raw",
-        }
+        bias_core::Choice::choice_name(self)
     }
 }
 

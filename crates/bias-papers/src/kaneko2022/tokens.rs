@@ -118,13 +118,9 @@ impl AulTokens {
         AulTokens::WithSpecial,
     ];
 
-    /// The name the CLI takes: `paper`, `sentence`, `with-special`.
+    /// The name the CLI takes: `paper`, `sentence`, `with-special` ([`bias_core::Choice`] spells them).
     pub fn name(self) -> &'static str {
-        match self {
-            AulTokens::Paper => "paper",
-            AulTokens::Sentence => "sentence",
-            AulTokens::WithSpecial => "with-special",
-        }
+        bias_core::Choice::choice_name(self)
     }
 }
 
@@ -154,12 +150,9 @@ impl StereoSetAccuracy {
     /// Every choice.
     pub const ALL: [StereoSetAccuracy; 2] = [StereoSetAccuracy::Item, StereoSetAccuracy::Token];
 
-    /// The name the CLI takes: `item`, `token`.
+    /// The name the CLI takes: `item`, `token` ([`bias_core::Choice`] spells them).
     pub fn name(self) -> &'static str {
-        match self {
-            StereoSetAccuracy::Item => "item",
-            StereoSetAccuracy::Token => "token",
-        }
+        bias_core::Choice::choice_name(self)
     }
 }
 

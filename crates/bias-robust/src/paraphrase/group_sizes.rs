@@ -61,12 +61,9 @@ impl Table1Reading {
         Table1Reading::ParaphrasesOnly,
     ];
 
-    /// `includes-originals` or `paraphrases-only` (the CLI's names).
+    /// `includes-originals` or `paraphrases-only` (the CLI's names) ([`bias_core::Choice`] spells them).
     pub fn name(self) -> &'static str {
-        match self {
-            Table1Reading::IncludesOriginals => "includes-originals",
-            Table1Reading::ParaphrasesOnly => "paraphrases-only",
-        }
+        bias_core::Choice::choice_name(self)
     }
 
     /// The reading in words, for table notes and errors.
@@ -125,12 +122,9 @@ impl GroupSizes {
     /// Both choices.
     pub const ALL: [GroupSizes; 2] = [GroupSizes::All, GroupSizes::Paper];
 
-    /// `all` or `paper` (the CLI's names).
+    /// `all` or `paper` (the CLI's names) ([`bias_core::Choice`] spells them).
     pub fn name(self) -> &'static str {
-        match self {
-            GroupSizes::All => "all",
-            GroupSizes::Paper => "paper",
-        }
+        bias_core::Choice::choice_name(self)
     }
 }
 
