@@ -91,3 +91,51 @@ pub trait Choice: Copy + PartialEq + Sized + 'static {
             })
     }
 }
+
+/// Declares an option enum and its [`Choice`] table at once: each value's name, aliases and help
+/// stand on the line of its variant. The enum derives `Debug, Clone, Copy, PartialEq, Eq, Hash`;
+/// further derives and attributes (`#[derive(Default)]`, `#[default]`, serde's) go where they
+/// would on a plain enum. Values are listed in declaration order.
+///
+/// ```
+/// bias_core::choice! {
+///     /// How ties count.
+///     #[derive(Default)]
+///     pub enum Ties: "tie handling" {
+///         /// Strictly.
+///         #[default]
+///         Strict = "strict" => "A tie is not stereotypical",
+///         Nangia = "nangia" | "neutral" => "Ties are neutral",
+///     }
+/// }
+///
+/// use bias_core::Choice;
+/// assert_eq!(Ties::parse_choice("neutral")?, Ties::Nangia);
+/// assert_eq!(Ties::default().choice_name(), "strict");
+/// # Ok::<(), bias_core::CoreError>(())
+/// ```
+#[macro_export]
+macro_rules! choice {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $ty:ident: $what:literal {
+            $(
+                $(#[$vmeta:meta])*
+                $variant:ident = $name:literal $(| $alias:literal)* => $help:expr
+            ),+ $(,)?
+        }
+    ) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        $(#[$meta])*
+        $vis enum $ty {
+            $($(#[$vmeta])* $variant,)+
+        }
+
+        impl $crate::Choice for $ty {
+            const WHAT: &'static str = $what;
+            const CHOICES: &'static [$crate::Named<Self>] = &[
+                $($crate::Named::new(Self::$variant, $name, $help).aliases(&[$($alias),*]),)+
+            ];
+        }
+    };
+}

@@ -11,34 +11,23 @@
 
 use std::fmt;
 
-/// How SSS (Kaneko & Bollegala 2022, Eq. 2) averages over the modified tokens of a sentence,
-/// all masked at once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum SssAverage {
-    /// The mean of `log P(t_i)` at each modified position `i` for its own token (Eq. 2). Default.
-    #[default]
-    Diagonal,
-    /// The authors' `calculate_sss`: the mean of the whole `n × n` matrix `log P(t_j at position
-    /// i)` over modified positions `i` and modified tokens `j` (`log_probs[:, token_ids]`; the same
-    /// value when one subword differs). The published SSS numbers of Kaneko & Bollegala (2022,
-    /// Table 5) and Liu et al. (2024, Table 2) came from it.
-    Matrix,
-}
-
-impl crate::Choice for SssAverage {
-    const WHAT: &'static str = "SSS form";
-    const CHOICES: &'static [crate::Named<Self>] = &[
-        crate::Named::new(
-            SssAverage::Diagonal,
-            "diagonal",
+crate::choice! {
+    /// How SSS (Kaneko & Bollegala 2022, Eq. 2) averages over the modified tokens of a sentence,
+    /// all masked at once.
+    #[derive(Default)]
+    pub enum SssAverage: "SSS form" {
+        /// The mean of `log P(t_i)` at each modified position `i` for its own token (Eq. 2).
+        /// Default.
+        #[default]
+        Diagonal = "diagonal" =>
             "Mean over modified positions of their own token (kaneko2022 Eq. 2)",
-        ),
-        crate::Named::new(
-            SssAverage::Matrix,
-            "matrix",
+        /// The authors' `calculate_sss`: the mean of the whole `n × n` matrix `log P(t_j at
+        /// position i)` over modified positions `i` and modified tokens `j` (`log_probs[:,
+        /// token_ids]`; the same value when one subword differs). The published SSS numbers of
+        /// Kaneko & Bollegala (2022, Table 5) and Liu et al. (2024, Table 2) came from it.
+        Matrix = "matrix" =>
             "Kaneko's code: mean of the n×n matrix (liu2024's SSS numbers used it too)",
-        ),
-    ];
+    }
 }
 
 impl SssAverage {

@@ -6,26 +6,32 @@ use std::str::FromStr;
 
 use crate::CoreError;
 
-/// A sentence scorer of a masked LM (kaneko2022 Eqs. 2–5 and Table 3; Nangia et al. 2020;
-/// Salazar et al. 2020) or of a causal LM (summed or mean token log-likelihood).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Scorer {
-    /// All Unmasked Likelihood (kaneko2022 Eq. 4).
-    Aul,
-    /// AUL with attention weights (kaneko2022 Eq. 5).
-    Aula,
-    /// CrowS-Pairs Score (Nangia et al. 2020; kaneko2022 Eq. 3).
-    Cps,
-    /// StereoSet Score (kaneko2022 Eq. 2).
-    Sss,
-    /// All-masked (kaneko2022 Table 3).
-    AllMasked,
-    /// Pseudo-log-likelihood (Salazar et al. 2020; liu2024 Eq. 1).
-    Pll,
-    /// A causal LM's summed token log-likelihood.
-    LlSum,
-    /// A causal LM's mean token log-likelihood.
-    LlMean,
+crate::choice! {
+    /// A sentence scorer of a masked LM (kaneko2022 Eqs. 2–5 and Table 3; Nangia et al. 2020;
+    /// Salazar et al. 2020) or of a causal LM (summed or mean token log-likelihood).
+    #[derive(PartialOrd, Ord)]
+    pub enum Scorer: "scorer" {
+        /// All Unmasked Likelihood (kaneko2022 Eq. 4).
+        Aul = "aul" => "All Unmasked Likelihood (kaneko2022 Eq. 4)",
+        /// AUL with attention weights (kaneko2022 Eq. 5).
+        Aula = "aula" => "AUL with attention weights (kaneko2022 Eq. 5)",
+        /// CrowS-Pairs Score (Nangia et al. 2020; kaneko2022 Eq. 3).
+        Cps = "cps" => "CrowS-Pairs score (Nangia et al. 2020)",
+        /// StereoSet Score (kaneko2022 Eq. 2).
+        Sss = "sss" => "StereoSet score (kaneko2022 Eq. 2)",
+        /// All-masked (kaneko2022 Table 3).
+        AllMasked = "all-masked" | "allmasked" | "all_masked" =>
+            "Every token masked at once (kaneko2022 Table 3)",
+        /// Pseudo-log-likelihood (Salazar et al. 2020; liu2024 Eq. 1).
+        Pll = "pll" => "Pseudo-log-likelihood (Salazar et al. 2020)",
+        /// A causal LM's summed token log-likelihood.
+        LlSum = "ll-sum" | "ll_sum" =>
+            "Causal LMs: the sentence log-likelihood given the BOS token, summed over its tokens \
+            (lm-evaluation-harness's loglikelihood; its crows_pairs task compares it)",
+        /// A causal LM's mean token log-likelihood.
+        LlMean = "ll-mean" | "ll_mean" =>
+            "Causal LMs: ll-sum divided by the sentence's token count",
+    }
 }
 
 impl Scorer {
@@ -59,48 +65,6 @@ impl Scorer {
     pub const fn is_causal(self) -> bool {
         matches!(self, Scorer::LlSum | Scorer::LlMean)
     }
-}
-
-impl crate::Choice for Scorer {
-    const WHAT: &'static str = "scorer";
-    const CHOICES: &'static [crate::Named<Self>] = &[
-        crate::Named::new(
-            Scorer::Aul,
-            "aul",
-            "All Unmasked Likelihood (kaneko2022 Eq. 4)",
-        ),
-        crate::Named::new(
-            Scorer::Aula,
-            "aula",
-            "AUL with attention weights (kaneko2022 Eq. 5)",
-        ),
-        crate::Named::new(Scorer::Cps, "cps", "CrowS-Pairs score (Nangia et al. 2020)"),
-        crate::Named::new(Scorer::Sss, "sss", "StereoSet score (kaneko2022 Eq. 2)"),
-        crate::Named::new(
-            Scorer::AllMasked,
-            "all-masked",
-            "Every token masked at once (kaneko2022 Table 3)",
-        )
-        .aliases(&["allmasked", "all_masked"]),
-        crate::Named::new(
-            Scorer::Pll,
-            "pll",
-            "Pseudo-log-likelihood (Salazar et al. 2020)",
-        ),
-        crate::Named::new(
-            Scorer::LlSum,
-            "ll-sum",
-            "Causal LMs: the sentence log-likelihood given the BOS token, summed over its tokens \
-             (lm-evaluation-harness's loglikelihood; its crows_pairs task compares it)",
-        )
-        .aliases(&["ll_sum"]),
-        crate::Named::new(
-            Scorer::LlMean,
-            "ll-mean",
-            "Causal LMs: ll-sum divided by the sentence's token count",
-        )
-        .aliases(&["ll_mean"]),
-    ];
 }
 
 impl fmt::Display for Scorer {

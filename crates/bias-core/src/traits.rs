@@ -90,34 +90,20 @@ pub struct TrainingOptions {
     pub layout: TextLayout,
 }
 
-/// How training text becomes sequences (`transformers`' `run_mlm.py` offers both).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum TextLayout {
-    /// One sequence per sentence, cut to the maximum length (`run_mlm.py --line_by_line`).
-    #[default]
-    LineByLine,
-    /// Every sentence tokenised with its special tokens, all concatenated, and cut into blocks
-    /// of the maximum length; the last, shorter block is dropped (`run_mlm.py`'s default,
-    /// `group_texts`).
-    Blocks,
-}
-
-impl crate::Choice for TextLayout {
-    const WHAT: &'static str = "text layout";
-    const CHOICES: &'static [crate::Named<Self>] = &[
-        crate::Named::new(
-            TextLayout::LineByLine,
-            "line-by-line",
-            "One sequence per sentence",
-        ),
-        crate::Named::new(
-            TextLayout::Blocks,
-            "blocks",
-            "Sentences concatenated and cut into blocks of the maximum length",
-        ),
-    ];
+crate::choice! {
+    /// How training text becomes sequences (`transformers`' `run_mlm.py` offers both).
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    #[non_exhaustive]
+    pub enum TextLayout: "text layout" {
+        /// One sequence per sentence, cut to the maximum length (`run_mlm.py --line_by_line`).
+        #[default]
+        LineByLine = "line-by-line" => "One sequence per sentence",
+        /// Every sentence tokenised with its special tokens, all concatenated, and cut into blocks
+        /// of the maximum length; the last, shorter block is dropped (`run_mlm.py`'s default,
+        /// `group_texts`).
+        Blocks = "blocks" => "Sentences concatenated and cut into blocks of the maximum length",
+    }
 }
 
 impl TrainingOptions {

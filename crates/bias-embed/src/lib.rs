@@ -67,45 +67,23 @@ mod vector;
 mod vectors;
 mod weat;
 
-/// The embedding bias measures of schroeder2024, by name: what `bias embed --measure` and
-/// `bias robust retest --measure` take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum EmbeddingMeasure {
-    /// SAME (schroeder2024 Eqs. 11–16): binary with two attribute sets, multi-group otherwise.
-    #[default]
-    Same,
-    /// WEAT effect size and permutation test (Caliskan et al. 2017; schroeder2024 Eqs. 1–2).
-    Weat,
-    /// Generalised WEAT (Swinger et al. 2019; schroeder2024 Eq. 3).
-    Gweat,
-    /// DirectBias (Bolukbasi et al. 2016; schroeder2024 Eq. 25).
-    DirectBias,
-}
-
-impl bias_core::Choice for EmbeddingMeasure {
-    const WHAT: &'static str = "embedding measure";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            EmbeddingMeasure::Same,
-            "same",
+bias_core::choice! {
+    /// The embedding bias measures of schroeder2024, by name: what `bias embed --measure` and
+    /// `bias robust retest --measure` take.
+    #[derive(Default)]
+    pub enum EmbeddingMeasure: "embedding measure" {
+        /// SAME (schroeder2024 Eqs. 11–16): binary with two attribute sets, multi-group otherwise.
+        #[default]
+        Same = "same" =>
             "SAME (schroeder2024 Eqs. 11–16): binary with two attribute sets, multi-group otherwise",
-        ),
-        bias_core::Named::new(
-            EmbeddingMeasure::Weat,
-            "weat",
+        /// WEAT effect size and permutation test (Caliskan et al. 2017; schroeder2024 Eqs. 1–2).
+        Weat = "weat" =>
             "WEAT effect size and permutation test (Caliskan et al.; schroeder2024 Eqs. 1–2)",
-        ),
-        bias_core::Named::new(
-            EmbeddingMeasure::Gweat,
-            "gweat",
-            "Generalised WEAT (Swinger et al.; schroeder2024 Eq. 3)",
-        ),
-        bias_core::Named::new(
-            EmbeddingMeasure::DirectBias,
-            "direct-bias",
-            "DirectBias (Bolukbasi et al.; schroeder2024 Eq. 25)",
-        ),
-    ];
+        /// Generalised WEAT (Swinger et al. 2019; schroeder2024 Eq. 3).
+        Gweat = "gweat" => "Generalised WEAT (Swinger et al.; schroeder2024 Eq. 3)",
+        /// DirectBias (Bolukbasi et al. 2016; schroeder2024 Eq. 25).
+        DirectBias = "direct-bias" => "DirectBias (Bolukbasi et al.; schroeder2024 Eq. 25)",
+    }
 }
 
 pub use debias::{hard_debias, hard_debias_matrix, python_title, HardDebiasReport};

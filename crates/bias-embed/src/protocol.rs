@@ -76,31 +76,19 @@ impl DefiningSets {
     }
 }
 
-/// Which defining sets the CrowS-Pairs protocol uses (schroeder2024 Table 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DefiningSetsSource {
-    /// The authors' `protected_groups.json` ([`authors_sets`]).
-    #[default]
-    Authors,
-    /// The sets written for this project before the authors' file was shipped
-    /// ([`same_paper_sets`]).
-    Project,
-}
-
-impl bias_core::Choice for DefiningSetsSource {
-    const WHAT: &'static str = "defining sets";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            DefiningSetsSource::Authors,
-            "authors",
+bias_core::choice! {
+    /// Which defining sets the CrowS-Pairs protocol uses (schroeder2024 Table 1).
+    #[derive(Default)]
+    pub enum DefiningSetsSource: "defining sets" {
+        /// The authors' `protected_groups.json` ([`authors_sets`]).
+        #[default]
+        Authors = "authors" =>
             "The authors' `protected_groups.json` (Schröder et al. 2024 Table 1; shipped with its MIT licence)",
-        ),
-        bias_core::Named::new(
-            DefiningSetsSource::Project,
-            "project",
+        /// The sets written for this project before the authors' file was shipped
+        /// ([`same_paper_sets`]).
+        Project = "project" =>
             "The sets written for this project before the authors' file was shipped",
-        ),
-    ];
+    }
 }
 
 impl DefiningSetsSource {
@@ -379,92 +367,53 @@ pub fn parse_protected_groups(json: &str, types: &[&str]) -> Result<Vec<Defining
     Ok(out)
 }
 
-/// Which CrowS-Pairs pairs the protocol keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CrowsFilter {
-    /// The authors' code (their `get_diff` and `get_group_label`; the default): the sentences
-    /// split on single spaces, a case-sensitive difflib alignment of the words, each differing
-    /// span lower-cased with punctuation (all but `-`) removed; a pair is kept when every span of
-    /// `sent_more` is a term of one group and every span of `sent_less` a term of one group (the
-    /// first such group in the file's order). Several differing spans are allowed, and the two
-    /// groups may coincide.
-    #[default]
-    Authors,
-    /// This project's earlier protocol: exactly one differing span (words lower-cased,
-    /// punctuation stripped at the ends), a replacement, whose two sides are terms of two
-    /// different groups.
-    SingleSpan,
-}
-
-impl bias_core::Choice for CrowsFilter {
-    const WHAT: &'static str = "CrowS-Pairs filter";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            CrowsFilter::Authors,
-            "authors",
+bias_core::choice! {
+    /// Which CrowS-Pairs pairs the protocol keeps.
+    #[derive(Default)]
+    pub enum CrowsFilter: "CrowS-Pairs filter" {
+        /// The authors' code (their `get_diff` and `get_group_label`; the default): the sentences
+        /// split on single spaces, a case-sensitive difflib alignment of the words, each differing
+        /// span lower-cased with punctuation (all but `-`) removed; a pair is kept when every span
+        /// of `sent_more` is a term of one group and every span of `sent_less` a term of one group
+        /// (the first such group in the file's order). Several differing spans are allowed, and the
+        /// two groups may coincide.
+        #[default]
+        Authors = "authors" =>
             "The authors' code: several differing spans allowed, all terms of one group per side",
-        ),
-        bias_core::Named::new(
-            CrowsFilter::SingleSpan,
-            "single-span",
+        /// This project's earlier protocol: exactly one differing span (words lower-cased,
+        /// punctuation stripped at the ends), a replacement, whose two sides are terms of two
+        /// different groups.
+        SingleSpan = "single-span" =>
             "One differing span whose two sides are terms of two different groups",
-        ),
-    ];
+    }
 }
 
-/// Which group a kept pair's target counts for (WEAT's X/Y, gWEAT's sets).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TargetSplit {
-    /// The authors' code (the default): the group of `sent_more` for stereo rows, of
-    /// `sent_less` for antistereo rows (the group the stereotype concerns).
-    #[default]
-    Authors,
-    /// The group of `sent_more`, whatever the row's direction.
-    SentMore,
+bias_core::choice! {
+    /// Which group a kept pair's target counts for (WEAT's X/Y, gWEAT's sets).
+    #[derive(Default)]
+    pub enum TargetSplit: "target split" {
+        /// The authors' code (the default): the group of `sent_more` for stereo rows, of
+        /// `sent_less` for antistereo rows (the group the stereotype concerns).
+        #[default]
+        Authors = "authors" => "The authors' code: the `sent_less` group for antistereo rows",
+        /// The group of `sent_more`, whatever the row's direction.
+        SentMore = "sent-more" => "The `sent_more` group whatever the direction",
+    }
 }
 
-impl bias_core::Choice for TargetSplit {
-    const WHAT: &'static str = "target split";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            TargetSplit::Authors,
-            "authors",
-            "The authors' code: the `sent_less` group for antistereo rows",
-        ),
-        bias_core::Named::new(
-            TargetSplit::SentMore,
-            "sent-more",
-            "The `sent_more` group whatever the direction",
-        ),
-    ];
-}
-
-/// How a kept pair's group terms are removed from its target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Masking {
-    /// The authors' code (the default): every token of `sent_more` that differs from
-    /// `sent_less` is replaced by the mask token, one mask per token (the model's tokenizer
-    /// does this: `bias_core::DifferenceMasker::mask_differing_tokens`).
-    #[default]
-    PerToken,
-    /// One mask token in place of the differing words (text only, no tokenizer needed).
-    PerSpan,
-}
-
-impl bias_core::Choice for Masking {
-    const WHAT: &'static str = "masking";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            Masking::PerToken,
-            "per-token",
+bias_core::choice! {
+    /// How a kept pair's group terms are removed from its target.
+    #[derive(Default)]
+    pub enum Masking: "masking" {
+        /// The authors' code (the default): every token of `sent_more` that differs from
+        /// `sent_less` is replaced by the mask token, one mask per token (the model's tokenizer
+        /// does this: `bias_core::DifferenceMasker::mask_differing_tokens`).
+        #[default]
+        PerToken = "per-token" =>
             "One mask per differing token, with the model's tokenizer (the authors' code)",
-        ),
-        bias_core::Named::new(
-            Masking::PerSpan,
-            "per-span",
-            "One mask per differing word span",
-        ),
-    ];
+        /// One mask token in place of the differing words (text only, no tokenizer needed).
+        PerSpan = "per-span" => "One mask per differing word span",
+    }
 }
 
 /// PUNCTUATION of the authors' code: Python's `string.punctuation` without `-`.
@@ -568,34 +517,22 @@ pub fn select_pairs(
     (kept, excluded)
 }
 
-/// Which attribute set a target group is paired with in WEAT, gWEAT and the per-pair scores.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum GroupOrder {
-    /// The authors' code (the default): a target's group id is its group's position in the order
-    /// the groups *first appear in the kept pairs* (`CrowSPairsDataset.groups_by_bias_types`, built
-    /// from the data: each pair's `sent_more` group, then its `sent_less` group), while attribute
-    /// set `i` is group `i` of `protected_groups.json`. Where the two orders differ (religion on
-    /// CrowS-Pairs), targets are paired with another group's terms.
-    #[default]
-    AuthorsCode,
-    /// Every target paired with its own group's terms.
-    File,
-}
-
-impl bias_core::Choice for GroupOrder {
-    const WHAT: &'static str = "group order";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            GroupOrder::AuthorsCode,
-            "authors",
+bias_core::choice! {
+    /// Which attribute set a target group is paired with in WEAT, gWEAT and the per-pair scores.
+    #[derive(Default)]
+    pub enum GroupOrder: "group order" {
+        /// The authors' code (the default): a target's group id is its group's position in the
+        /// order the groups *first appear in the kept pairs*
+        /// (`CrowSPairsDataset.groups_by_bias_types`, built from the data: each pair's `sent_more`
+        /// group, then its `sent_less` group), while attribute set `i` is group `i` of
+        /// `protected_groups.json`. Where the two orders differ (religion on CrowS-Pairs), targets
+        /// are paired with another group's terms.
+        #[default]
+        AuthorsCode = "authors" =>
             "The authors' code: target groups numbered in the order they appear in the data, attribute sets in the file's order (differs for religion)",
-        ),
-        bias_core::Named::new(
-            GroupOrder::File,
-            "file",
-            "Every target paired with its own group's terms",
-        ),
-    ];
+        /// Every target paired with its own group's terms.
+        File = "file" => "Every target paired with its own group's terms",
+    }
 }
 
 impl GroupOrder {

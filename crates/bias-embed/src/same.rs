@@ -12,39 +12,28 @@ use crate::EmbedError;
 /// the previous basis vectors satisfies `‖b'_g‖ ≤ SAME_DEPENDENCE_TOL · ‖d_g‖` (or `d_g = 0`).
 pub const SAME_DEPENDENCE_TOL: f64 = 1e-10;
 
-/// Which definition of the multi-group SAME score to compute (schroeder2024 and its authors' code).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SameVariant {
-    /// schroeder2024 Eqs. 13–16 (the default): directions `â_g − â_0` (g ≥ 1), an orthonormal
-    /// basis by Gram–Schmidt with dependent directions dropped, sample bias = L2 norm of the
-    /// cosines with the basis vectors (Eq. 15), SAME = their mean over targets (Eq. 16), in [0, 1].
-    #[default]
-    Paper,
-    /// The SAME authors' published code (`geometrical_bias`): first direction `b_0 = â_0 − â_1`;
-    /// further directions `â_0 − â_g` (g ≥ 2) orthogonalised against the previous ones by modified
-    /// Gram–Schmidt but kept unnormalised; sample bias `|cos(w, b_0)| + Σ_{g≥1} |w·b_g|` with
-    /// `w = t/‖t‖`. Not bounded by 1 for three or more groups; offered for reproducing published
-    /// numbers. One deviation, in the degenerate case only: a linearly dependent direction
-    /// (residual ≤ [`SAME_DEPENDENCE_TOL`] relative) is left out as in the paper variant; the
-    /// authors' code keeps it (its own term is ≈ 0) but then projects later directions on the
-    /// normalised rounding residual, which is not reproducible.
-    AuthorsCode,
-}
-
-impl bias_core::Choice for SameVariant {
-    const WHAT: &'static str = "SAME form";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            SameVariant::AuthorsCode,
-            "authors",
+bias_core::choice! {
+    /// Which definition of the multi-group SAME score to compute (schroeder2024 and its authors'
+    /// code).
+    #[derive(Default)]
+    pub enum SameVariant: "SAME form" {
+        /// The SAME authors' published code (`geometrical_bias`): first direction `b_0 = â_0 −
+        /// â_1`; further directions `â_0 − â_g` (g ≥ 2) orthogonalised against the previous ones by
+        /// modified Gram–Schmidt but kept unnormalised; sample bias `|cos(w, b_0)| + Σ_{g≥1}
+        /// |w·b_g|` with `w = t/‖t‖`. Not bounded by 1 for three or more groups; offered for
+        /// reproducing published numbers. One deviation, in the degenerate case only: a linearly
+        /// dependent direction (residual ≤ [`SAME_DEPENDENCE_TOL`] relative) is left out as in the
+        /// paper variant; the authors' code keeps it (its own term is ≈ 0) but then projects later
+        /// directions on the normalised rounding residual, which is not reproducible.
+        AuthorsCode = "authors" =>
             "The authors' code (geometrical_bias.SAME), which produced the published numbers.",
-        ),
-        bias_core::Named::new(
-            SameVariant::Paper,
-            "paper",
-            "The paper's Eq. 16 (differs for three or more groups).",
-        ),
-    ];
+        /// schroeder2024 Eqs. 13–16 (the default): directions `â_g − â_0` (g ≥ 1), an orthonormal
+        /// basis by Gram–Schmidt with dependent directions dropped, sample bias = L2 norm of the
+        /// cosines with the basis vectors (Eq. 15), SAME = their mean over targets (Eq. 16), in [0,
+        /// 1].
+        #[default]
+        Paper = "paper" => "The paper's Eq. 16 (differs for three or more groups).",
+    }
 }
 
 /// Binary SAME (schroeder2024 Eq. 12 and the aggregate after it).

@@ -3,40 +3,26 @@
 
 use std::collections::BTreeMap;
 
-use bias_core::{BiasType, Choice, Measurement, Named, ScoreRow, ScoreTable, TypeValue};
+use bias_core::{BiasType, Measurement, ScoreRow, ScoreTable, TypeValue};
 use serde::{Deserialize, Serialize};
 
 use crate::gaussian::Gaussian;
 use crate::weighting::{weighted_by_type, Aggregation, Rounding};
 use crate::MetricsError;
 
-/// What a distribution measure does with a bias type that has fewer than 2 pairs (the
-/// standard deviation with ddof = 1 of a single score is undefined).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum SmallTypePolicy {
-    /// Fail with [`MetricsError::TooFew`] naming the type (default: a silent choice would move
-    /// the weighted value).
-    #[default]
-    Error,
-    /// Leave the type out: it is absent from `by_type`, its pairs are not counted in `N` (nor in
-    /// the pooled fit), and the weights are `n_k / Σ_{kept} n_k`.
-    Skip,
-}
-
-impl Choice for SmallTypePolicy {
-    const WHAT: &'static str = "small-type policy";
-    const CHOICES: &'static [Named<Self>] = &[
-        Named::new(
-            SmallTypePolicy::Error,
-            "error",
-            "A bias type with a single pair is an error",
-        ),
-        Named::new(
-            SmallTypePolicy::Skip,
-            "skip",
-            "Leave such types out of KLS / JSS",
-        ),
-    ];
+bias_core::choice! {
+    /// What a distribution measure does with a bias type that has fewer than 2 pairs (the
+    /// standard deviation with ddof = 1 of a single score is undefined).
+    #[derive(Default, Serialize, Deserialize)]
+    pub enum SmallTypePolicy: "small-type policy" {
+        /// Fail with [`MetricsError::TooFew`] naming the type (default: a silent choice would move
+        /// the weighted value).
+        #[default]
+        Error = "error" => "A bias type with a single pair is an error",
+        /// Leave the type out: it is absent from `by_type`, its pairs are not counted in `N` (nor
+        /// in the pooled fit), and the weights are `n_k / Σ_{kept} n_k`.
+        Skip = "skip" => "Leave such types out of KLS / JSS",
+    }
 }
 
 /// Options of the distribution measures ([`crate::Kls`], [`crate::Jss`]).

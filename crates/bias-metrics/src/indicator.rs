@@ -2,43 +2,30 @@
 
 use std::collections::BTreeMap;
 
-use bias_core::{
-    BiasMeasure, BiasType, Choice, Direction, Measurement, Named, ScoreRow, ScoreTable, TypeValue,
-};
+use bias_core::{BiasMeasure, BiasType, Direction, Measurement, ScoreRow, ScoreTable, TypeValue};
 use serde::{Deserialize, Serialize};
 
 use crate::distribution::check_table;
 use crate::weighting::Rounding;
 use crate::MetricsError;
 
-/// How a tie (`score_stereo == score_anti`) is reported. The overall percentage is the same
-/// either way (a tie is not stereotypical and stays in the denominator); only the report differs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum TieHandling {
-    /// liu2024 Eq. 2 (default): a tie is simply not stereotypical; no sub-scores.
-    #[default]
-    NotStereotypical,
-    /// Nangia et al. (2020), the CrowS-Pairs script: ties are counted as *neutral*, and the
-    /// report adds the stereo and antistereo sub-scores over the non-tied pairs of each
-    /// [`Direction`] ([`NangiaScores`]).
-    Neutral,
-}
-
-impl Choice for TieHandling {
-    const WHAT: &'static str = "tie handling";
-    const CHOICES: &'static [Named<Self>] = &[
-        Named::new(
-            TieHandling::NotStereotypical,
-            "strict",
+bias_core::choice! {
+    /// How a tie (`score_stereo == score_anti`) is reported. The overall percentage is the same
+    /// either way (a tie is not stereotypical and stays in the denominator); only the report
+    /// differs.
+    #[derive(Default, Serialize, Deserialize)]
+    pub enum TieHandling: "tie handling" {
+        /// liu2024 Eq. 2 (default): a tie is simply not stereotypical; no sub-scores.
+        #[default]
+        NotStereotypical = "strict" =>
             "A tie is not stereotypical (liu2024 Eq. 2); the sign test counts it so, in n",
-        ),
-        Named::new(
-            TieHandling::Neutral,
-            "nangia",
+        /// Nangia et al. (2020), the CrowS-Pairs script: ties are counted as *neutral*, and the
+        /// report adds the stereo and antistereo sub-scores over the non-tied pairs of each
+        /// [`Direction`] ([`NangiaScores`]).
+        Neutral = "nangia" =>
             "Nangia et al.: report ties as neutral, plus stereo / antistereo sub-scores; the sign \
-             test leaves ties out",
-        ),
-    ];
+            test leaves ties out",
+    }
 }
 
 /// Options of the indicator score.
@@ -177,36 +164,26 @@ impl Indicator {
     }
 }
 
-/// Which test instances make up `N` in the bias score of Kaneko & Bollegala (2022), Eq. (6),
-/// `100/N · Σ 𝕀(f(S_st) > f(S_at))`.
-///
-/// A scoring run leaves some pairs out of the score table: pairs whose two sentences tokenise
-/// identically, and (for SSS, Eq. 2) pairs without a modified token. The paper defines `N` as
-/// "the total number of test instances", and the authors' `evaluate.py` counts every pair in
-/// its denominator, such a pair never counting as stereotypical (equal scores, or a NaN mean
-/// over no modified token, compare false). [`PairsInN::All`] (the default) does the same;
-/// [`PairsInN::Scored`] keeps `N` to the pairs in the score table (what [`Indicator::report`]
-/// alone computes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum PairsInN {
-    /// Kaneko & Bollegala (2022) Eq. (6) and their code (default): every test instance is in
-    /// `N`; an unscored pair is not stereotypical.
-    #[default]
-    All,
-    /// Only the scored pairs are in `N`; unscored pairs are dropped.
-    Scored,
-}
-
-impl bias_core::Choice for PairsInN {
-    const WHAT: &'static str = "pairs in N";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            PairsInN::All,
-            "all",
-            "Every test instance (the paper, the authors' code)",
-        ),
-        bias_core::Named::new(PairsInN::Scored, "scored", "Only the scored pairs"),
-    ];
+bias_core::choice! {
+    /// Which test instances make up `N` in the bias score of Kaneko & Bollegala (2022), Eq. (6),
+    /// `100/N · Σ 𝕀(f(S_st) > f(S_at))`.
+    ///
+    /// A scoring run leaves some pairs out of the score table: pairs whose two sentences tokenise
+    /// identically, and (for SSS, Eq. 2) pairs without a modified token. The paper defines `N` as
+    /// "the total number of test instances", and the authors' `evaluate.py` counts every pair in
+    /// its denominator, such a pair never counting as stereotypical (equal scores, or a NaN mean
+    /// over no modified token, compare false). [`PairsInN::All`] (the default) does the same;
+    /// [`PairsInN::Scored`] keeps `N` to the pairs in the score table (what [`Indicator::report`]
+    /// alone computes).
+    #[derive(Default, Serialize, Deserialize)]
+    pub enum PairsInN: "pairs in N" {
+        /// Kaneko & Bollegala (2022) Eq. (6) and their code (default): every test instance is in
+        /// `N`; an unscored pair is not stereotypical.
+        #[default]
+        All = "all" => "Every test instance (the paper, the authors' code)",
+        /// Only the scored pairs are in `N`; unscored pairs are dropped.
+        Scored = "scored" => "Only the scored pairs",
+    }
 }
 
 impl PairsInN {

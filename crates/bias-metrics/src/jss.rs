@@ -3,42 +3,29 @@
 
 use std::f64::consts::LN_2;
 
-use bias_core::{BiasMeasure, Choice, Measurement, Named, ScoreTable};
+use bias_core::{BiasMeasure, Measurement, ScoreTable};
 use serde::{Deserialize, Serialize};
 
 use crate::distribution::{measure_distribution, DistributionOptions};
 use crate::gaussian::Gaussian;
 use crate::MetricsError;
 
-/// Which computation of JSS.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum JssVariant {
-    /// The authors' code (default; it produced the paper's numbers), [`jss_authors`]: the
-    /// mixture `(P+A)/2` is replaced by the single Gaussian
-    /// `M = N((μ_st+μ_at)/2, sqrt((σ_st²+σ_at²)/2))`, the divergence is in nats and folded
-    /// (`J' = J` if `J ≤ 1` else `1/J`), and so is `Δσ`.
-    #[default]
-    AuthorsCode,
-    /// The paper's text, [`jss_paper`]: Eq. 9 with the true Jensen–Shannon divergence of the two
-    /// Gaussians against their mixture, in bits ([`jensen_shannon_bits`], in `[0, 1]`), and the
-    /// unfolded `Δσ = |σ_st − σ_at|`.
-    PaperText,
-}
-
-impl Choice for JssVariant {
-    const WHAT: &'static str = "JSS variant";
-    const CHOICES: &'static [Named<Self>] = &[
-        Named::new(
-            JssVariant::AuthorsCode,
-            "authors",
+bias_core::choice! {
+    /// Which computation of JSS.
+    #[derive(Default, Serialize, Deserialize)]
+    pub enum JssVariant: "JSS variant" {
+        /// The authors' code (default; it produced the paper's numbers), [`jss_authors`]: the
+        /// mixture `(P+A)/2` is replaced by the single Gaussian
+        /// `M = N((μ_st+μ_at)/2, sqrt((σ_st²+σ_at²)/2))`, the divergence is in nats and folded
+        /// (`J' = J` if `J ≤ 1` else `1/J`), and so is `Δσ`.
+        #[default]
+        AuthorsCode = "authors" =>
             "The authors' closed form (default; produced the published numbers)",
-        ),
-        Named::new(
-            JssVariant::PaperText,
-            "paper",
-            "The paper's text: the true Jensen–Shannon divergence in bits",
-        ),
-    ];
+        /// The paper's text, [`jss_paper`]: Eq. 9 with the true Jensen–Shannon divergence of the
+        /// two Gaussians against their mixture, in bits ([`jensen_shannon_bits`], in `[0, 1]`), and
+        /// the unfolded `Δσ = |σ_st − σ_at|`.
+        PaperText = "paper" => "The paper's text: the true Jensen–Shannon divergence in bits",
+    }
 }
 
 /// JSS as the authors' code computes it (liu2024):

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use bias_core::{BiasType, Choice, Named, TypeValue};
+use bias_core::{BiasType, TypeValue};
 use serde::{Deserialize, Serialize};
 
 use crate::MetricsError;
@@ -45,30 +45,20 @@ impl Rounding {
     }
 }
 
-/// How the overall value of a distribution measure (KLS, JSS) is formed from a table with
-/// several bias types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum Aggregation {
-    /// The paper's choice (liu2024 Eqs. 10–11, and the authors' code): fit the two Gaussians
-    /// within each bias type, compute the measure within the type, and weight the per-type
-    /// values by `n_k / N` ([`weighted_by_type`]). Default.
-    #[default]
-    WeightedByType,
-    /// Fit the two Gaussians on all pairs pooled, ignoring bias types, and compute the measure
-    /// once (Eqs. 6 / 9 applied to the whole table). Per-type values are still reported.
-    Pooled,
-}
-
-impl Choice for Aggregation {
-    const WHAT: &'static str = "aggregation";
-    const CHOICES: &'static [Named<Self>] = &[
-        Named::new(
-            Aggregation::WeightedByType,
-            "weighted",
-            "Per-type values weighted by n_k / N (liu2024 Eqs. 10–11)",
-        ),
-        Named::new(Aggregation::Pooled, "pooled", "One fit on all pairs pooled"),
-    ];
+bias_core::choice! {
+    /// How the overall value of a distribution measure (KLS, JSS) is formed from a table with
+    /// several bias types.
+    #[derive(Default, Serialize, Deserialize)]
+    pub enum Aggregation: "aggregation" {
+        /// The paper's choice (liu2024 Eqs. 10–11, and the authors' code): fit the two Gaussians
+        /// within each bias type, compute the measure within the type, and weight the per-type
+        /// values by `n_k / N` ([`weighted_by_type`]). Default.
+        #[default]
+        WeightedByType = "weighted" => "Per-type values weighted by n_k / N (liu2024 Eqs. 10–11)",
+        /// Fit the two Gaussians on all pairs pooled, ignoring bias types, and compute the measure
+        /// once (Eqs. 6 / 9 applied to the whole table). Per-type values are still reported.
+        Pooled = "pooled" => "One fit on all pairs pooled",
+    }
 }
 
 /// The weighted form of liu2024 Eqs. 10–11:

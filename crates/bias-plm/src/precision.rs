@@ -1,19 +1,20 @@
 //! The precision a model's weights and activations run in.
 
-use bias_core::{Choice, Named};
 use tch::Kind;
 
-/// The precision of a model's weights and activations: float32, the reference that every
-/// result of this workspace is checked in, or a half precision (on CUDA; the CPU refuses them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Precision {
-    /// float32: the reference precision.
-    #[default]
-    F32,
-    /// bfloat16 (CUDA only).
-    Bf16,
-    /// float16 (CUDA only).
-    F16,
+bias_core::choice! {
+    /// The precision of a model's weights and activations: float32, the reference that every
+    /// result of this workspace is checked in, or a half precision (on CUDA; the CPU refuses them).
+    #[derive(Default)]
+    pub enum Precision: "dtype" {
+        /// float32: the reference precision.
+        #[default]
+        F32 = "f32" | "float32" => "float32: the reference precision",
+        /// bfloat16 (CUDA only).
+        Bf16 = "bf16" | "bfloat16" => "bfloat16 (CUDA only)",
+        /// float16 (CUDA only).
+        F16 = "f16" | "float16" => "float16 (CUDA only)",
+    }
 }
 
 impl Precision {
@@ -25,15 +26,6 @@ impl Precision {
             Precision::F16 => Kind::Half,
         }
     }
-}
-
-impl Choice for Precision {
-    const WHAT: &'static str = "dtype";
-    const CHOICES: &'static [Named<Self>] = &[
-        Named::new(Precision::F32, "f32", "float32: the reference precision").aliases(&["float32"]),
-        Named::new(Precision::Bf16, "bf16", "bfloat16 (CUDA only)").aliases(&["bfloat16"]),
-        Named::new(Precision::F16, "f16", "float16 (CUDA only)").aliases(&["float16"]),
-    ];
 }
 
 /// The libtorch kind of a PyTorch dtype as `str(tensor.dtype)` writes it (`torch.float32`,
@@ -59,6 +51,7 @@ pub fn torch_dtype_kind(dtype: &str) -> Option<Kind> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bias_core::Choice;
 
     #[test]
     fn names_and_torch_dtypes() {

@@ -87,31 +87,17 @@ impl fmt::Display for ScorerKind {
 
 pub use bias_core::SssAverage;
 
-/// The order in which a pair's token sequences are aligned (difflib is not symmetric).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum AlignmentOrder {
-    /// `(stereo, anti)` = `(sent_more, sent_less)` for every pair, as Kaneko's and Liu's code.
-    /// Default.
-    #[default]
-    StereoFirst,
-    /// Nangia et al.'s CrowS-Pairs script: `(sent_less, sent_more)` on `antistereo` rows.
-    Nangia,
-}
-
-impl bias_core::Choice for AlignmentOrder {
-    const WHAT: &'static str = "alignment order";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            AlignmentOrder::StereoFirst,
-            "stereo-first",
-            "Align (stereo, anti) for every pair (Kaneko, Liu)",
-        ),
-        bias_core::Named::new(
-            AlignmentOrder::Nangia,
-            "nangia",
-            "Nangia's script: (anti, stereo) on antistereo rows",
-        ),
-    ];
+bias_core::choice! {
+    /// The order in which a pair's token sequences are aligned (difflib is not symmetric).
+    #[derive(Default)]
+    pub enum AlignmentOrder: "alignment order" {
+        /// `(stereo, anti)` = `(sent_more, sent_less)` for every pair, as Kaneko's and Liu's code.
+        /// Default.
+        #[default]
+        StereoFirst = "stereo-first" => "Align (stereo, anti) for every pair (Kaneko, Liu)",
+        /// Nangia et al.'s CrowS-Pairs script: `(sent_less, sent_more)` on `antistereo` rows.
+        Nangia = "nangia" => "Nangia's script: (anti, stereo) on antistereo rows",
+    }
 }
 
 /// Options of the scorers; [`Default`] reproduces the papers' definitions.

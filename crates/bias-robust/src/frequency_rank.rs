@@ -77,26 +77,16 @@ impl Group {
     }
 }
 
-/// Whether [`STOP_WORDS`] are dropped from the group words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum StopWords {
-    /// Drop them (default: the paper's tables list content words and pronouns only).
-    #[default]
-    Drop,
-    /// Keep every word of letters a–z.
-    Keep,
-}
-
-impl bias_core::Choice for StopWords {
-    const WHAT: &'static str = "stop words";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            StopWords::Drop,
-            "drop",
-            "Drop the function words (the default)",
-        ),
-        bias_core::Named::new(StopWords::Keep, "keep", "Keep them"),
-    ];
+bias_core::choice! {
+    /// Whether [`STOP_WORDS`] are dropped from the group words.
+    #[derive(Default)]
+    pub enum StopWords: "stop words" {
+        /// Drop them (default: the paper's tables list content words and pronouns only).
+        #[default]
+        Drop = "drop" => "Drop the function words (the default)",
+        /// Keep every word of letters a–z.
+        Keep = "keep" => "Keep them",
+    }
 }
 
 /// The choices of the word-frequency analysis (Kaneko & Bollegala 2022, Table 2).

@@ -78,40 +78,27 @@ pub struct HumanLabel {
     pub biased: bool,
 }
 
-/// Which validator annotations count towards a CrowS-Pairs pair's "biased" label.
-///
-/// Kaneko & Bollegala (2022), section "Biases in MLMs", count annotators "agreeing that it has
-/// a 'race-color' stereotype", i.e. annotations naming the pair's own bias type
-/// ([`LabelRule::MatchingBiasType`], the default). Their `preprocess.py` instead sums, per pair,
-/// the annotation lists that are non-empty, whatever bias type they name
-/// ([`LabelRule::AnyAnnotation`]). The threshold ([`DEFAULT_MIN_MATCHING`]) applies to either
-/// count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-pub enum LabelRule {
-    /// The paper's rule (default): an annotation counts if it contains the pair's bias type.
-    #[default]
-    MatchingBiasType,
-    /// An annotation counts if it names any bias type: the `bias_score` field of the initial
-    /// commit of the authors' `preprocess.py` (kanekomasahiro/evaluate_bias_in_mlm 6a7ab8c,
-    /// 2021-04-04), removed in 8defce5 (2021-04-16); no later commit of their code reads the
-    /// annotations.
-    AnyAnnotation,
-}
-
-impl bias_core::Choice for LabelRule {
-    const WHAT: &'static str = "label rule";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            LabelRule::MatchingBiasType,
-            "matching",
-            "The paper: annotations naming the pair's bias type",
-        ),
-        bias_core::Named::new(
-            LabelRule::AnyAnnotation,
-            "any",
+bias_core::choice! {
+    /// Which validator annotations count towards a CrowS-Pairs pair's "biased" label.
+    ///
+    /// Kaneko & Bollegala (2022), section "Biases in MLMs", count annotators "agreeing that it has
+    /// a 'race-color' stereotype", i.e. annotations naming the pair's own bias type
+    /// ([`LabelRule::MatchingBiasType`], the default). Their `preprocess.py` instead sums, per
+    /// pair, the annotation lists that are non-empty, whatever bias type they name
+    /// ([`LabelRule::AnyAnnotation`]). The threshold ([`DEFAULT_MIN_MATCHING`]) applies to either
+    /// count.
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    pub enum LabelRule: "label rule" {
+        /// The paper's rule (default): an annotation counts if it contains the pair's bias type.
+        #[default]
+        MatchingBiasType = "matching" => "The paper: annotations naming the pair's bias type",
+        /// An annotation counts if it names any bias type: the `bias_score` field of the initial
+        /// commit of the authors' `preprocess.py` (kanekomasahiro/evaluate_bias_in_mlm 6a7ab8c,
+        /// 2021-04-04), removed in 8defce5 (2021-04-16); no later commit of their code reads the
+        /// annotations.
+        AnyAnnotation = "any" =>
             "Any non-empty annotation (the initial commit of the authors' preprocess.py, 6a7ab8c)",
-        ),
-    ];
+    }
 }
 
 impl LabelRule {

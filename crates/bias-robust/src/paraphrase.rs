@@ -229,42 +229,24 @@ pub fn has_paraphrases(table: &ScoreTable) -> bool {
         .any(|r| r.group_id.as_deref().is_some_and(|g| g != r.pair_id))
 }
 
-/// The scale of a scorer's sentence scores. It fixes how the near-tie band τ, which is on the
-/// sum scale (paraphrase-robustness study, §3), applies to the scorer's MDIFF.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ScoreScale {
-    /// A sum of token log-probabilities over the scored tokens: CPS (Nangia et al. 2020), PLL
-    /// (Salazar et al. 2020) and a causal LM's sentence log-likelihood `ll-sum`, the scale of the
-    /// paper's band. The band is τ.
-    Sum,
-    /// A mean of token log-probabilities per scored token: AUL (Kaneko & Bollegala 2022), SSS,
-    /// all-masked, a causal LM's `ll-mean`. The band is τ / n̄ (see [`near_tie_band`]).
-    PerTokenMean,
-    /// AULA (Kaneko & Bollegala 2022, Eq. 3): attention-weighted log-probabilities (weights
-    /// summing to 1) divided by the number of tokens, the sum over n² under uniform attention.
-    /// The band is τ / n̄².
-    AttentionWeightedMean,
-}
-
-impl bias_core::Choice for ScoreScale {
-    const WHAT: &'static str = "score scale";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            ScoreScale::Sum,
-            "sum",
-            "Sums of token log-probabilities (as CPS, PLL): the band is τ",
-        ),
-        bias_core::Named::new(
-            ScoreScale::PerTokenMean,
-            "per-token",
+bias_core::choice! {
+    /// The scale of a scorer's sentence scores. It fixes how the near-tie band τ, which is on the
+    /// sum scale (paraphrase-robustness study, §3), applies to the scorer's MDIFF.
+    pub enum ScoreScale: "score scale" {
+        /// A sum of token log-probabilities over the scored tokens: CPS (Nangia et al. 2020), PLL
+        /// (Salazar et al. 2020) and a causal LM's sentence log-likelihood `ll-sum`, the scale of
+        /// the paper's band. The band is τ.
+        Sum = "sum" => "Sums of token log-probabilities (as CPS, PLL): the band is τ",
+        /// A mean of token log-probabilities per scored token: AUL (Kaneko & Bollegala 2022), SSS,
+        /// all-masked, a causal LM's `ll-mean`. The band is τ / n̄ (see [`near_tie_band`]).
+        PerTokenMean = "per-token" =>
             "Means per scored token (as AUL): the band is τ / mean tokens per sentence",
-        ),
-        bias_core::Named::new(
-            ScoreScale::AttentionWeightedMean,
-            "attention-weighted",
+        /// AULA (Kaneko & Bollegala 2022, Eq. 3): attention-weighted log-probabilities (weights
+        /// summing to 1) divided by the number of tokens, the sum over n² under uniform attention.
+        /// The band is τ / n̄².
+        AttentionWeightedMean = "attention-weighted" =>
             "Attention-weighted means (as AULA): the band is τ / (mean tokens per sentence)²",
-        ),
-    ];
+    }
 }
 
 impl ScoreScale {

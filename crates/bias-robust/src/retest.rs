@@ -55,36 +55,23 @@ impl ScoreRange {
     }
 }
 
-/// How the subsets of a test–retest study are drawn ([`RetestOptions::draw`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SubsetDraw {
-    /// Every share and repeat draws its own subset of [`subset_size`] targets (at least 2),
-    /// uniformly without replacement (this project's first reading of §4.1.3; the default of
-    /// [`RetestOptions::default`]).
-    #[default]
-    Independent,
-    /// The schroeder2024 authors' `robustness.py` (PLMBiasMeasureBenchmark, branch `ijcnn24`,
-    /// `test_target_robustness`): repeat `r` shuffles all targets once and share `s` takes the
-    /// first `int(s · n)` of that order, so a repeat's subsets are nested. No minimum size: a
-    /// subset too small for the measure fails (see [`RetestOptions::skip_failures`]).
-    NestedPrefixes,
-}
-
-impl bias_core::Choice for SubsetDraw {
-    const WHAT: &'static str = "subset draw";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            SubsetDraw::NestedPrefixes,
-            "nested",
+bias_core::choice! {
+    /// How the subsets of a test–retest study are drawn ([`RetestOptions::draw`]).
+    #[derive(Default, Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum SubsetDraw: "subset draw" {
+        /// The schroeder2024 authors' `robustness.py` (PLMBiasMeasureBenchmark, branch `ijcnn24`,
+        /// `test_target_robustness`): repeat `r` shuffles all targets once and share `s` takes the
+        /// first `int(s · n)` of that order, so a repeat's subsets are nested. No minimum size: a
+        /// subset too small for the measure fails (see [`RetestOptions::skip_failures`]).
+        NestedPrefixes = "nested" =>
             "The authors' robustness.py: one shuffle per repeat, nested prefixes of int(share · n).",
-        ),
-        bias_core::Named::new(
-            SubsetDraw::Independent,
-            "independent",
-            "A fresh subset per share and repeat, at least 2 targets.",
-        ),
-    ];
+        /// Every share and repeat draws its own subset of [`subset_size`] targets (at least 2),
+        /// uniformly without replacement (this project's first reading of §4.1.3; the default of
+        /// [`RetestOptions::default`]).
+        #[default]
+        Independent = "independent" => "A fresh subset per share and repeat, at least 2 targets.",
+    }
 }
 
 /// Settings of a test–retest study (schroeder2024 §4.1.3).

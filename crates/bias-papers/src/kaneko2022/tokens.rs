@@ -85,29 +85,22 @@ pub const SHUFFLE_SEED: u64 = 20220222;
 /// The significance level of the paper's McNemar marks (Tables 1 and 4: "p < 0.01").
 pub const MCNEMAR_ALPHA: f64 = 0.01;
 
-/// Which positions of a sentence AUL's token-prediction accuracy covers (Kaneko & Bollegala
-/// 2022, §4.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub enum AulTokens {
-    /// The positions the data set's masked scorer predicts: the unmodified tokens of the pair on
-    /// CrowS-Pairs (as CPS), the modified tokens (the candidate) on StereoSet (as SSS), so AUL and
-    /// the masked scorer are compared on the same tokens (§4.2). Default.
-    #[default]
-    Paper,
-    /// Every non-special token of the sentence: the positions AUL's score averages over (Eq. 4;
-    /// the authors' `log_probs[1:-1]`).
-    Sentence,
-    /// Every token, the tokenizer's special tokens (`[CLS]`, `[SEP]`, `<s>`, `</s>`) included.
-    WithSpecial,
-}
-
-impl bias_core::Choice for AulTokens {
-    const WHAT: &'static str = "AUL accuracy tokens";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(AulTokens::Paper, "paper", ""),
-        bias_core::Named::new(AulTokens::Sentence, "sentence", ""),
-        bias_core::Named::new(AulTokens::WithSpecial, "with-special", ""),
-    ];
+bias_core::choice! {
+    /// Which positions of a sentence AUL's token-prediction accuracy covers (Kaneko & Bollegala
+    /// 2022, §4.2).
+    #[derive(Default)]
+    pub enum AulTokens: "AUL accuracy tokens" {
+        /// The positions the data set's masked scorer predicts: the unmodified tokens of the pair
+        /// on CrowS-Pairs (as CPS), the modified tokens (the candidate) on StereoSet (as SSS), so
+        /// AUL and the masked scorer are compared on the same tokens (§4.2). Default.
+        #[default]
+        Paper = "paper" => "",
+        /// Every non-special token of the sentence: the positions AUL's score averages over (Eq. 4;
+        /// the authors' `log_probs[1:-1]`).
+        Sentence = "sentence" => "",
+        /// Every token, the tokenizer's special tokens (`[CLS]`, `[SEP]`, `<s>`, `</s>`) included.
+        WithSpecial = "with-special" => "",
+    }
 }
 
 impl AulTokens {
@@ -126,24 +119,18 @@ impl AulTokens {
 
 named_choice!(AulTokens, "AUL accuracy tokens");
 
-/// What StereoSet's token-prediction accuracy counts (Kaneko & Bollegala 2022, §4.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub enum StereoSetAccuracy {
-    /// Test cases: an item is right when the predicted subtokens match at least one of its two
-    /// candidates exactly (every counted position of its stereotypical sentence, or every one of
-    /// its anti-stereotypical sentence, predicted right), as the paper defines it. Default.
-    #[default]
-    Item,
-    /// Token positions, as on CrowS-Pairs.
-    Token,
-}
-
-impl bias_core::Choice for StereoSetAccuracy {
-    const WHAT: &'static str = "StereoSet accuracy";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(StereoSetAccuracy::Item, "item", ""),
-        bias_core::Named::new(StereoSetAccuracy::Token, "token", ""),
-    ];
+bias_core::choice! {
+    /// What StereoSet's token-prediction accuracy counts (Kaneko & Bollegala 2022, §4.2).
+    #[derive(Default)]
+    pub enum StereoSetAccuracy: "StereoSet accuracy" {
+        /// Test cases: an item is right when the predicted subtokens match at least one of its two
+        /// candidates exactly (every counted position of its stereotypical sentence, or every one
+        /// of its anti-stereotypical sentence, predicted right), as the paper defines it. Default.
+        #[default]
+        Item = "item" => "",
+        /// Token positions, as on CrowS-Pairs.
+        Token = "token" => "",
+    }
 }
 
 impl StereoSetAccuracy {

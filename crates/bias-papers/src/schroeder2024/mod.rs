@@ -47,38 +47,25 @@ use tables::*;
 /// al. 2024 Eq. 10).
 pub const CPS_SCORER: &str = Scorer::Cps.name();
 
-/// How the CrowS-Pairs label sets the sign of a pair's PLL difference (the MLM experiment's
-/// downstream bias, §4.3.4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum StereoLabels {
-    /// The authors' code, which produced the published numbers: `compute_individual_bias` and
-    /// `compute_group_bias` (PLMBiasMeasureBenchmark `ijcnn24`, `utils/datasets.py`) compare the
-    /// label's name with `'stereotype'`, while the data set's names are `'stereo'` and
-    /// `'antistereo'`, so every row is read as antistereo: the difference is always
-    /// `PLL(sent_less) − PLL(sent_more)` and the CPS bias is the share of pairs where `sent_less`
-    /// is the likelier. For the race and religion pairs (93–95 % stereo rows) this is about
-    /// `100 − CPS`.
-    #[default]
-    AuthorsCode,
-    /// What the code intends (and the paper describes): `PLL(sent_more) − PLL(sent_less)` for
-    /// stereo rows, `PLL(sent_less) − PLL(sent_more)` for antistereo rows (Nangia et al. 2020).
-    Intended,
-}
-
-impl bias_core::Choice for StereoLabels {
-    const WHAT: &'static str = "label reading";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            StereoLabels::AuthorsCode,
-            "authors",
+bias_core::choice! {
+    /// How the CrowS-Pairs label sets the sign of a pair's PLL difference (the MLM experiment's
+    /// downstream bias, §4.3.4).
+    #[derive(Default)]
+    pub enum StereoLabels: "label reading" {
+        /// The authors' code, which produced the published numbers: `compute_individual_bias` and
+        /// `compute_group_bias` (PLMBiasMeasureBenchmark `ijcnn24`, `utils/datasets.py`) compare
+        /// the label's name with `'stereotype'`, while the data set's names are `'stereo'` and
+        /// `'antistereo'`, so every row is read as antistereo: the difference is always
+        /// `PLL(sent_less) − PLL(sent_more)` and the CPS bias is the share of pairs where
+        /// `sent_less` is the likelier. For the race and religion pairs (93–95 % stereo rows) this
+        /// is about `100 − CPS`.
+        #[default]
+        AuthorsCode = "authors" =>
             "The authors' code: every pair read as antistereo (their 'stereotype' test never matches the data's 'stereo'), as in the published numbers.",
-        ),
-        bias_core::Named::new(
-            StereoLabels::Intended,
-            "intended",
-            "Stereotypical minus anti-stereotypical sentence, as intended.",
-        ),
-    ];
+        /// What the code intends (and the paper describes): `PLL(sent_more) − PLL(sent_less)` for
+        /// stereo rows, `PLL(sent_less) − PLL(sent_more)` for antistereo rows (Nangia et al. 2020).
+        Intended = "intended" => "Stereotypical minus anti-stereotypical sentence, as intended.",
+    }
 }
 
 impl StereoLabels {
@@ -91,34 +78,23 @@ impl StereoLabels {
     }
 }
 
-/// What Figure 1 (right) correlates with the PLL difference.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Figure1Reading {
-    /// The authors' notebook (`crowspairs.ipynb`, "sample correlation"): per model,
-    /// `linregress(|PLL difference|, |score on the pair's own two groups|)` (the `_cs` scores of
-    /// `mlm_experiment.py`: SAME signed on the two groups' direction, WEAT's `s(t, A_g, A_cf)`,
-    /// DirectBias with `k = 1` on the two groups), and only models with `p < 0.05` are drawn.
-    #[default]
-    AuthorsCode,
-    /// The signed per-sample scores over all of the type's groups against the signed PLL
-    /// difference, every model drawn (this project's first reading).
-    Signed,
-}
-
-impl bias_core::Choice for Figure1Reading {
-    const WHAT: &'static str = "Figure 1 reading";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            Figure1Reading::AuthorsCode,
-            "authors",
+bias_core::choice! {
+    /// What Figure 1 (right) correlates with the PLL difference.
+    #[derive(Default)]
+    pub enum Figure1Reading: "Figure 1 reading" {
+        /// The authors' notebook (`crowspairs.ipynb`, "sample correlation"): per model,
+        /// `linregress(|PLL difference|, |score on the pair's own two groups|)` (the `_cs` scores
+        /// of `mlm_experiment.py`: SAME signed on the two groups' direction, WEAT's `s(t, A_g,
+        /// A_cf)`, DirectBias with `k = 1` on the two groups), and only models with `p < 0.05` are
+        /// drawn.
+        #[default]
+        AuthorsCode = "authors" =>
             "The authors' notebook: |own-pair score| against |PLL difference|, models with p < 0.05.",
-        ),
-        bias_core::Named::new(
-            Figure1Reading::Signed,
-            "signed",
+        /// The signed per-sample scores over all of the type's groups against the signed PLL
+        /// difference, every model drawn (this project's first reading).
+        Signed = "signed" =>
             "Signed all-group per-sample scores against the signed PLL difference, every model.",
-        ),
-    ];
+    }
 }
 
 impl Figure1Reading {
@@ -131,32 +107,18 @@ impl Figure1Reading {
     }
 }
 
-/// Which model pairs Table 3's accuracy counts (§4.1.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Table3Pairs {
-    /// The authors' notebook: every low-bias model (CPS bias below mean − threshold·sd) against
-    /// every high-bias model (above mean + threshold·sd), in both orders, the prediction being
-    /// `score_i < score_j` against `bias_i < bias_j` (sklearn's `accuracy_score`).
-    #[default]
-    LowHigh,
-    /// Every pair of selected models (low or high) whose CPS bias differs, counted once.
-    AllSelected,
-}
-
-impl bias_core::Choice for Table3Pairs {
-    const WHAT: &'static str = "Table 3 pairs";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            Table3Pairs::LowHigh,
-            "low-high",
-            "The authors' notebook: low-bias × high-bias models, both orders.",
-        ),
-        bias_core::Named::new(
-            Table3Pairs::AllSelected,
-            "all-selected",
-            "Every pair of selected models, once.",
-        ),
-    ];
+bias_core::choice! {
+    /// Which model pairs Table 3's accuracy counts (§4.1.1).
+    #[derive(Default)]
+    pub enum Table3Pairs: "Table 3 pairs" {
+        /// The authors' notebook: every low-bias model (CPS bias below mean − threshold·sd) against
+        /// every high-bias model (above mean + threshold·sd), in both orders, the prediction being
+        /// `score_i < score_j` against `bias_i < bias_j` (sklearn's `accuracy_score`).
+        #[default]
+        LowHigh = "low-high" => "The authors' notebook: low-bias × high-bias models, both orders.",
+        /// Every pair of selected models (low or high) whose CPS bias differs, counted once.
+        AllSelected = "all-selected" => "Every pair of selected models, once.",
+    }
 }
 
 impl Table3Pairs {

@@ -23,35 +23,21 @@ use rand_chacha::ChaCha8Rng;
 use super::paper;
 use crate::RobustError;
 
-/// How Table 1's "383 samples in total" (Kwon & Mihindukulasooriya 2022, §2.1) is read. The
-/// paper says it produced "3 to 5 paraphrased target phrases" for each of the first 100
-/// CrowS-Pairs samples and "as a result … generated 383 samples in total", and Table 1 splits
-/// the 383 by bias type; neither says whether the 100 originals are counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Table1Reading {
-    /// The 383 include the 100 originals: 283 paraphrases, 2.83 per original; a type's
-    /// paraphrases are its Table 1 count less its originals. (With this set's 20 gender
-    /// originals, gender keeps 109 − 20 = 89 of its 100.)
-    IncludesOriginals,
-    /// The 383 are paraphrases only: 3.83 per original; a type's paraphrases are its Table 1
-    /// count. (Gender would need 109 of this set's 100: the draw refuses it.)
-    ParaphrasesOnly,
-}
-
-impl bias_core::Choice for Table1Reading {
-    const WHAT: &'static str = "Table 1 reading";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(
-            Table1Reading::IncludesOriginals,
-            "includes-originals",
-            "Table 1's 383 include the 100 originals.",
-        ),
-        bias_core::Named::new(
-            Table1Reading::ParaphrasesOnly,
-            "paraphrases-only",
-            "Table 1's 383 are paraphrases only.",
-        ),
-    ];
+bias_core::choice! {
+    /// How Table 1's "383 samples in total" (Kwon & Mihindukulasooriya 2022, §2.1) is read. The
+    /// paper says it produced "3 to 5 paraphrased target phrases" for each of the first 100
+    /// CrowS-Pairs samples and "as a result … generated 383 samples in total", and Table 1 splits
+    /// the 383 by bias type; neither says whether the 100 originals are counted.
+    #[derive(PartialOrd, Ord)]
+    pub enum Table1Reading: "Table 1 reading" {
+        /// The 383 include the 100 originals: 283 paraphrases, 2.83 per original; a type's
+        /// paraphrases are its Table 1 count less its originals. (With this set's 20 gender
+        /// originals, gender keeps 109 − 20 = 89 of its 100.)
+        IncludesOriginals = "includes-originals" => "Table 1's 383 include the 100 originals.",
+        /// The 383 are paraphrases only: 3.83 per original; a type's paraphrases are its Table 1
+        /// count. (Gender would need 109 of this set's 100: the draw refuses it.)
+        ParaphrasesOnly = "paraphrases-only" => "Table 1's 383 are paraphrases only.",
+    }
 }
 
 impl Table1Reading {
@@ -99,23 +85,17 @@ impl FromStr for Table1Reading {
     }
 }
 
-/// Which paraphrases of each original a paraphrase study counts (Kwon & Mihindukulasooriya
-/// 2022, §2.1: "3 to 5 paraphrased target phrases" per original).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum GroupSizes {
-    /// Every paraphrase of the set (the shipped set: 374 paraphrases, 3.74 per original).
-    All,
-    /// The paper's sizes: a seeded draw matching Table 1 per bias type under a
-    /// [`Table1Reading`] ([`draw_paper_group_sizes`]).
-    Paper,
-}
-
-impl bias_core::Choice for GroupSizes {
-    const WHAT: &'static str = "group sizes";
-    const CHOICES: &'static [bias_core::Named<Self>] = &[
-        bias_core::Named::new(GroupSizes::All, "all", "Every paraphrase of the set."),
-        bias_core::Named::new(GroupSizes::Paper, "paper", "The paper-sized draw."),
-    ];
+bias_core::choice! {
+    /// Which paraphrases of each original a paraphrase study counts (Kwon & Mihindukulasooriya
+    /// 2022, §2.1: "3 to 5 paraphrased target phrases" per original).
+    #[derive(PartialOrd, Ord)]
+    pub enum GroupSizes: "group sizes" {
+        /// Every paraphrase of the set (the shipped set: 374 paraphrases, 3.74 per original).
+        All = "all" => "Every paraphrase of the set.",
+        /// The paper's sizes: a seeded draw matching Table 1 per bias type under a
+        /// [`Table1Reading`] ([`draw_paper_group_sizes`]).
+        Paper = "paper" => "The paper-sized draw.",
+    }
 }
 
 impl GroupSizes {
