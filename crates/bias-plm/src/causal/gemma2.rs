@@ -12,32 +12,48 @@ use serde_json::Value;
 use tch::Tensor;
 
 use crate::causal::config::{CausalConfig, FamilySettings, LlamaFamily, Raw, LLAMA};
-use crate::causal::layers::{apply_rotary, attend, decode, linear, lm_head, model_prefix, softcap, RmsNorm, RmsWeight, Rotary, RotaryLayer, Scores};
+use crate::causal::decoder::{Attention, DecoderStack, GatedMlp};
+use crate::causal::layers::{softcap, RmsNorm, RmsWeight, LayerContext, RotaryLayer, Scores};
 use crate::causal::registry::{CausalArchitecture, CausalNet};
-use crate::config::Activation;
-use crate::model::{activate, Linear, Weights};
+use crate::model::Weights;
 use crate::PlmError;
 
 /// One `Gemma2DecoderLayer`.
 #[derive(Debug)]
 struct Layer {
     input_norm: RmsNorm,
-    q: Linear,
-    k: Linear,
-    v: Linear,
-    o: Linear,
+    attention: Attention,
     post_attention_norm: RmsNorm,
     pre_feedforward_norm: RmsNorm,
-    gate: Linear,
-    up: Linear,
-    down: Linear,
+    mlp: GatedMlp,
     post_feedforward_norm: RmsNorm,
-    act: Activation,
-    heads: i64,
-    kv_heads: i64,
-    head_dim: i64,
-    scores: Scores,
     window: Option<i64>,
+}
+
+impl Layer {
+    /// Loads layer `i` from `{p}` (`model.layers.{i}.`), its scores scaled and capped as
+    /// `scores` says.
+    fn load(
+        w: &Weights,
+        config: &CausalConfig,
+        scores: Scores,
+        p: &str,
+        i: usize,
+    ) -> Result<Self, PlmError> {
+        let (h, eps) = (config.hidden_size, config.norm_eps);
+        let norm = |n: &str| RmsNorm::load_as(w, &format!("{p}{n}"), h, eps, RmsWeight::Gemma);
+        let bias = config.qkv_bias;
+        let attention = Attention::load(w, &format!("{p}self_attn"), config, (bias, bias))?;
+        Ok(Layer {
+            input_norm: norm("input_layernorm")?,
+            attention: attention.with_scores(scores),
+            post_attention_norm: norm("post_attention_layernorm")?,
+            pre_feedforward_norm: norm("pre_feedforward_layernorm")?,
+            mlp: GatedMlp::load(w, &format!("{p}mlp"), config, false)?,
+            post_feedforward_norm: norm("post_feedforward_layernorm")?,
+            window: config.sliding_window.get(i).copied().flatten(),
+        })
+    }
 }
 
 impl RotaryLayer for Layer {
@@ -45,32 +61,12 @@ impl RotaryLayer for Layer {
         self.window
     }
 
-    fn forward(
-        &self,
-        x: &Tensor,
-        cos: &Tensor,
-        sin: &Tensor,
-        mask: &Tensor,
-    ) -> Result<Tensor, PlmError> {
-        let size = x.size();
-        let (b, l) = (size[0], size[1]);
+    fn forward(&self, x: &Tensor, at: &LayerContext<'_>) -> Result<Tensor, PlmError> {
         let n = self.input_norm.forward(x)?;
-        let split = |t: Tensor, heads: i64| -> Result<Tensor, PlmError> {
-            Ok(t.f_view([b, l, heads, self.head_dim])?.f_transpose(1, 2)?)
-        };
-        let q = apply_rotary(&split(self.q.forward(&n)?, self.heads)?, cos, sin)?;
-        let k = apply_rotary(&split(self.k.forward(&n)?, self.kv_heads)?, cos, sin)?;
-        let v = split(self.v.forward(&n)?, self.kv_heads)?;
-        let context = attend(&q, &k, &v, mask, self.scores)?;
-        let attn = self
-            .post_attention_norm
-            .forward(&self.o.forward(&context)?)?;
-        let h = x.f_add(&attn)?;
+        let attn = self.attention.forward(&n, at)?;
+        let h = x.f_add(&self.post_attention_norm.forward(&attn)?)?;
         let m = self.pre_feedforward_norm.forward(&h)?;
-        let gated = activate(&self.gate.forward(&m)?, self.act)?.f_mul(&self.up.forward(&m)?)?;
-        let mlp = self
-            .post_feedforward_norm
-            .forward(&self.down.forward(&gated)?)?;
+        let mlp = self.post_feedforward_norm.forward(&self.mlp.forward(&m)?)?;
         Ok(h.f_add(&mlp)?)
     }
 }
@@ -78,13 +74,9 @@ impl RotaryLayer for Layer {
 /// `Gemma2ForCausalLM` in eval mode.
 #[derive(Debug)]
 struct Gemma2 {
-    embed: Tensor,
+    stack: DecoderStack<Layer>,
     /// `√hidden_size`, as the float32 buffer `Gemma2ScaledWordEmbedding.embed_scale` holds it.
     embed_scale: f32,
-    layers: Vec<Layer>,
-    norm: RmsNorm,
-    head: Tensor,
-    rotary: Rotary,
     final_softcap: Option<f64>,
 }
 
@@ -98,54 +90,16 @@ impl Gemma2 {
         else {
             unreachable!("gemma2's configuration has Gemma 2 settings")
         };
-        let base = model_prefix(w)?;
-        let h = config.hidden_size;
-        let d = config.head_dim;
-        let (nh, nkv) = (config.num_attention_heads, config.num_key_value_heads);
-        let inter = config.intermediate_size;
-        let eps = config.norm_eps;
-        let bias = config.qkv_bias;
-        let norm = |name: &str| RmsNorm::load_as(w, name, h, eps, RmsWeight::Gemma);
-        let embed = w.get(
-            &format!("{base}embed_tokens.weight"),
-            &[config.vocab_size, h],
-        )?;
         let scores = Scores {
             scaling: query_pre_attn_scalar.powf(-0.5),
             softcap: attn_logit_softcapping,
             softmax_f32: true,
         };
-        let mut layers = Vec::with_capacity(config.num_hidden_layers as usize);
-        for i in 0..config.num_hidden_layers {
-            let p = |n: &str| format!("{base}layers.{i}.{n}");
-            layers.push(Layer {
-                input_norm: norm(&p("input_layernorm"))?,
-                q: linear(w, &p("self_attn.q_proj"), h, nh * d, bias)?,
-                k: linear(w, &p("self_attn.k_proj"), h, nkv * d, bias)?,
-                v: linear(w, &p("self_attn.v_proj"), h, nkv * d, bias)?,
-                o: linear(w, &p("self_attn.o_proj"), nh * d, h, bias)?,
-                post_attention_norm: norm(&p("post_attention_layernorm"))?,
-                pre_feedforward_norm: norm(&p("pre_feedforward_layernorm"))?,
-                gate: linear(w, &p("mlp.gate_proj"), h, inter, false)?,
-                up: linear(w, &p("mlp.up_proj"), h, inter, false)?,
-                down: linear(w, &p("mlp.down_proj"), inter, h, false)?,
-                post_feedforward_norm: norm(&p("post_feedforward_layernorm"))?,
-                act: config.hidden_act,
-                heads: nh,
-                kv_heads: nkv,
-                head_dim: d,
-                scores,
-                window: config.sliding_window.get(i as usize).copied().flatten(),
-            });
-        }
-        let head = lm_head(w, config, &embed)?;
         Ok(Gemma2 {
-            embed,
-            embed_scale: (h as f64).sqrt() as f32,
-            layers,
-            norm: norm(&format!("{base}norm"))?,
-            head,
-            rotary: Rotary::of(config, w.device())?,
+            stack: DecoderStack::load(w, config, RmsWeight::Gemma, |p, i| {
+                Layer::load(w, config, scores, p, i)
+            })?,
+            embed_scale: (config.hidden_size as f64).sqrt() as f32,
             final_softcap: final_logit_softcapping,
         })
     }
@@ -153,19 +107,17 @@ impl Gemma2 {
 
 impl CausalNet for Gemma2 {
     fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
-        let embedded = Tensor::f_embedding(&self.embed, ids, -1, false, false)?;
+        let embedded = self.stack.embed(ids)?;
         let kind = embedded.kind();
         // `embed_scale.to(weight.dtype)`: the scale is rounded to the weights' kind first.
         let scale = Tensor::from(self.embed_scale)
             .f_to_kind(kind)?
             .f_to_device(embedded.device())?;
-        let hidden = embedded.f_mul(&scale)?;
-        let hidden = decode(hidden, attention_mask, &self.rotary, &self.layers)?;
-        self.norm.forward(&hidden)
+        self.stack.decode(embedded.f_mul(&scale)?, attention_mask)
     }
 
     fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {
-        let logits = hidden.f_linear::<Tensor>(&self.head, None)?;
+        let logits = self.stack.head(hidden)?;
         match self.final_softcap {
             Some(cap) => softcap(&logits, cap),
             None => Ok(logits),

@@ -11,7 +11,7 @@
 use tch::Tensor;
 
 use crate::causal::config::{rotary_dim, CausalConfig, CausalType, FamilySettings, Raw};
-use crate::causal::layers::{apply_rotary, attend, decode, linear, Rotary, RotaryLayer, Scores};
+use crate::causal::layers::{attend, decode, linear, Rotary, LayerContext, RotaryLayer, Scores};
 use crate::causal::registry::{CausalArchitecture, CausalNet};
 use crate::config::Activation;
 use crate::model::{activate, LayerNorm, Linear, Weights};
@@ -37,13 +37,7 @@ impl RotaryLayer for Layer {
         None
     }
 
-    fn forward(
-        &self,
-        x: &Tensor,
-        cos: &Tensor,
-        sin: &Tensor,
-        mask: &Tensor,
-    ) -> Result<Tensor, PlmError> {
+    fn forward(&self, x: &Tensor, at: &LayerContext<'_>) -> Result<Tensor, PlmError> {
         let size = x.size();
         let (b, l) = (size[0], size[1]);
         // `view(..., heads, 3 · head_dim)`, then `chunk(3)`: q, k and v interleave per head.
@@ -53,10 +47,10 @@ impl RotaryLayer for Layer {
             .f_view([b, l, self.heads, 3 * self.head_dim])?
             .f_transpose(1, 2)?;
         let parts = qkv.f_chunk(3, -1)?;
-        let q = apply_rotary(&parts[0], cos, sin)?;
-        let k = apply_rotary(&parts[1], cos, sin)?;
+        let q = at.rotate(&parts[0])?;
+        let k = at.rotate(&parts[1])?;
         let scaling = (self.head_dim as f64).powf(-0.5);
-        let context = attend(&q, &k, &parts[2], mask, Scores::scaled(scaling))?;
+        let context = attend(&q, &k, &parts[2], at.mask, Scores::scaled(scaling))?;
         let attn = self.dense.forward(&context)?;
         let mlp = |h: &Tensor| -> Result<Tensor, PlmError> {
             let inner = activate(&self.fc_in.forward(&self.post_norm.forward(h)?)?, self.act)?;

@@ -463,15 +463,24 @@ pub(crate) trait RotaryLayer {
     /// Its sliding attention window; `None` for full causal attention.
     fn window(&self) -> Option<i64>;
 
-    /// The layer on hidden states `x` `[batch, length, hidden]`, with the rotary tables and the
-    /// additive mask of its window.
-    fn forward(
-        &self,
-        x: &Tensor,
-        cos: &Tensor,
-        sin: &Tensor,
-        mask: &Tensor,
-    ) -> Result<Tensor, PlmError>;
+    /// The layer on hidden states `x` `[batch, length, hidden]`.
+    fn forward(&self, x: &Tensor, at: &LayerContext<'_>) -> Result<Tensor, PlmError>;
+}
+
+/// What a rotary layer reads beside its input: the rotary tables of the batch's positions and
+/// the additive mask of the layer's window.
+pub(crate) struct LayerContext<'a> {
+    cos: &'a Tensor,
+    sin: &'a Tensor,
+    /// The additive attention mask.
+    pub(crate) mask: &'a Tensor,
+}
+
+impl LayerContext<'_> {
+    /// The rotary embedding applied to heads `[batch, heads, length, head_dim]`.
+    pub(crate) fn rotate(&self, x: &Tensor) -> Result<Tensor, PlmError> {
+        apply_rotary(x, self.cos, self.sin)
+    }
 }
 
 /// Runs `layers` over the embedded `hidden` of a right-padded batch: the rotary tables once
@@ -487,7 +496,12 @@ pub(crate) fn decode<L: RotaryLayer>(
     let mut masks = Masks::new(attention_mask, kind);
     let mut hidden = hidden;
     for layer in layers {
-        hidden = layer.forward(&hidden, &cos, &sin, masks.get(layer.window())?)?;
+        let at = LayerContext {
+            cos: &cos,
+            sin: &sin,
+            mask: masks.get(layer.window())?,
+        };
+        hidden = layer.forward(&hidden, &at)?;
     }
     Ok(hidden)
 }

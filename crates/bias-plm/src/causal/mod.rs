@@ -44,6 +44,7 @@ use crate::{DeviceSpec, EngineStats, ModelParts, PlmError, PlmTokenizer, Scoring
 
 mod config;
 mod continuation;
+mod decoder;
 mod layers;
 mod registry;
 mod scorer;

@@ -9,30 +9,36 @@
 use tch::Tensor;
 
 use crate::causal::config::{LlamaFamily, LLAMA};
-use crate::causal::layers::{apply_rotary, attend, decode, linear, lm_head, model_prefix, RmsNorm, RmsWeight, Rotary, RotaryLayer, Scores};
-use crate::causal::registry::{CausalArchitecture, CausalNet};
-use crate::config::Activation;
-use crate::model::{activate, Linear, Weights};
+use crate::causal::decoder::{Attention, DecoderStack, GatedMlp};
+use crate::causal::layers::{RmsNorm, RmsWeight, LayerContext, RotaryLayer};
+use crate::causal::registry::CausalArchitecture;
+use crate::model::Weights;
 use crate::{CausalConfig, PlmError};
 
 /// One `Olmo2DecoderLayer`.
 #[derive(Debug)]
 struct Layer {
-    q: Linear,
-    k: Linear,
-    v: Linear,
-    o: Linear,
-    q_norm: RmsNorm,
-    k_norm: RmsNorm,
+    attention: Attention,
     post_attention_norm: RmsNorm,
-    gate: Linear,
-    up: Linear,
-    down: Linear,
+    mlp: GatedMlp,
     post_feedforward_norm: RmsNorm,
-    act: Activation,
-    heads: i64,
-    kv_heads: i64,
-    head_dim: i64,
+}
+
+impl Layer {
+    /// Loads a layer from `{p}` (`model.layers.{i}.`).
+    fn load(w: &Weights, config: &CausalConfig, p: &str) -> Result<Self, PlmError> {
+        let (h, eps) = (config.hidden_size, config.norm_eps);
+        let norm = |n: &str| RmsNorm::load_as(w, &format!("{p}{n}"), h, eps, RmsWeight::Olmo2);
+        let bias = config.qkv_bias;
+        let attention = Attention::load(w, &format!("{p}self_attn"), config, (bias, bias))?
+            .with_qk_norm(w, &format!("{p}self_attn"), eps, RmsWeight::Olmo2)?;
+        Ok(Layer {
+            attention,
+            post_attention_norm: norm("post_attention_layernorm")?,
+            mlp: GatedMlp::load(w, &format!("{p}mlp"), config, false)?,
+            post_feedforward_norm: norm("post_feedforward_layernorm")?,
+        })
+    }
 }
 
 impl RotaryLayer for Layer {
@@ -40,103 +46,11 @@ impl RotaryLayer for Layer {
         None
     }
 
-    fn forward(
-        &self,
-        x: &Tensor,
-        cos: &Tensor,
-        sin: &Tensor,
-        mask: &Tensor,
-    ) -> Result<Tensor, PlmError> {
-        let size = x.size();
-        let (b, l) = (size[0], size[1]);
-        let split = |t: Tensor, heads: i64| -> Result<Tensor, PlmError> {
-            Ok(t.f_view([b, l, heads, self.head_dim])?.f_transpose(1, 2)?)
-        };
-        let q = self.q_norm.forward(&self.q.forward(x)?)?;
-        let k = self.k_norm.forward(&self.k.forward(x)?)?;
-        let q = apply_rotary(&split(q, self.heads)?, cos, sin)?;
-        let k = apply_rotary(&split(k, self.kv_heads)?, cos, sin)?;
-        let v = split(self.v.forward(x)?, self.kv_heads)?;
-        let scaling = (self.head_dim as f64).powf(-0.5);
-        let context = attend(&q, &k, &v, mask, Scores::scaled(scaling))?;
-        let attn = self
-            .post_attention_norm
-            .forward(&self.o.forward(&context)?)?;
-        let h = x.f_add(&attn)?;
-        let gated = activate(&self.gate.forward(&h)?, self.act)?.f_mul(&self.up.forward(&h)?)?;
-        let mlp = self
-            .post_feedforward_norm
-            .forward(&self.down.forward(&gated)?)?;
+    fn forward(&self, x: &Tensor, at: &LayerContext<'_>) -> Result<Tensor, PlmError> {
+        let attn = self.attention.forward(x, at)?;
+        let h = x.f_add(&self.post_attention_norm.forward(&attn)?)?;
+        let mlp = self.post_feedforward_norm.forward(&self.mlp.forward(&h)?)?;
         Ok(h.f_add(&mlp)?)
-    }
-}
-
-/// `Olmo2ForCausalLM` in eval mode.
-#[derive(Debug)]
-struct Olmo2 {
-    embed: Tensor,
-    layers: Vec<Layer>,
-    norm: RmsNorm,
-    head: Tensor,
-    rotary: Rotary,
-}
-
-impl Olmo2 {
-    fn load(w: &Weights, config: &CausalConfig) -> Result<Self, PlmError> {
-        let base = model_prefix(w)?;
-        let h = config.hidden_size;
-        let d = config.head_dim;
-        let (nh, nkv) = (config.num_attention_heads, config.num_key_value_heads);
-        let inter = config.intermediate_size;
-        let eps = config.norm_eps;
-        let bias = config.qkv_bias;
-        let norm =
-            |name: &str, dim: i64| RmsNorm::load_as(w, name, dim, eps, RmsWeight::Olmo2);
-        let embed = w.get(
-            &format!("{base}embed_tokens.weight"),
-            &[config.vocab_size, h],
-        )?;
-        let mut layers = Vec::with_capacity(config.num_hidden_layers as usize);
-        for i in 0..config.num_hidden_layers {
-            let p = |n: &str| format!("{base}layers.{i}.{n}");
-            layers.push(Layer {
-                q: linear(w, &p("self_attn.q_proj"), h, nh * d, bias)?,
-                k: linear(w, &p("self_attn.k_proj"), h, nkv * d, bias)?,
-                v: linear(w, &p("self_attn.v_proj"), h, nkv * d, bias)?,
-                o: linear(w, &p("self_attn.o_proj"), nh * d, h, bias)?,
-                q_norm: norm(&p("self_attn.q_norm"), nh * d)?,
-                k_norm: norm(&p("self_attn.k_norm"), nkv * d)?,
-                post_attention_norm: norm(&p("post_attention_layernorm"), h)?,
-                gate: linear(w, &p("mlp.gate_proj"), h, inter, false)?,
-                up: linear(w, &p("mlp.up_proj"), h, inter, false)?,
-                down: linear(w, &p("mlp.down_proj"), inter, h, false)?,
-                post_feedforward_norm: norm(&p("post_feedforward_layernorm"), h)?,
-                act: config.hidden_act,
-                heads: nh,
-                kv_heads: nkv,
-                head_dim: d,
-            });
-        }
-        let head = lm_head(w, config, &embed)?;
-        Ok(Olmo2 {
-            embed,
-            layers,
-            norm: norm(&format!("{base}norm"), h)?,
-            head,
-            rotary: Rotary::of(config, w.device())?,
-        })
-    }
-}
-
-impl CausalNet for Olmo2 {
-    fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
-        let hidden = Tensor::f_embedding(&self.embed, ids, -1, false, false)?;
-        let hidden = decode(hidden, attention_mask, &self.rotary, &self.layers)?;
-        self.norm.forward(&hidden)
-    }
-
-    fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {
-        Ok(hidden.f_linear::<Tensor>(&self.head, None)?)
     }
 }
 
@@ -162,11 +76,16 @@ const OLMO2: LlamaFamily = LlamaFamily {
     ..LLAMA
 };
 
-/// OLMo 2 in the registry.
+/// OLMo 2 in the registry (`Olmo2ForCausalLM` in eval mode).
 pub(crate) static ARCHITECTURE: CausalArchitecture = CausalArchitecture {
     model_type: "olmo2",
     rotary: true,
     mlp_matrices: 3.0,
     config: |raw| raw.llama_style(&ARCHITECTURE, &OLMO2),
-    load: |w, config| Ok(Box::new(Olmo2::load(w, config)?)),
+    load: |w, config| {
+        let stack = DecoderStack::load(w, config, RmsWeight::Olmo2, |p, _| {
+            Layer::load(w, config, p)
+        })?;
+        Ok(Box::new(stack))
+    },
 };

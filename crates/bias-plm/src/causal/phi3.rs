@@ -11,8 +11,9 @@
 use tch::Tensor;
 
 use crate::causal::config::{CausalConfig, LlamaFamily};
-use crate::causal::layers::{apply_rotary, attend, decode, linear, lm_head, model_prefix, RmsNorm, Rotary, RotaryLayer, Scores};
-use crate::causal::registry::{CausalArchitecture, CausalNet};
+use crate::causal::decoder::{DecoderStack, Heads};
+use crate::causal::layers::{attend, linear, RmsNorm, RmsWeight, LayerContext, RotaryLayer, Scores};
+use crate::causal::registry::CausalArchitecture;
 use crate::config::Activation;
 use crate::model::{activate, Linear, Weights};
 use crate::PlmError;
@@ -27,10 +28,30 @@ struct Layer {
     gate_up: Linear,
     down: Linear,
     act: Activation,
-    heads: i64,
-    kv_heads: i64,
-    head_dim: i64,
+    heads: Heads,
     window: Option<i64>,
+}
+
+impl Layer {
+    /// Loads layer `i` from `{p}` (`model.layers.{i}.`).
+    fn load(w: &Weights, config: &CausalConfig, p: &str, i: usize) -> Result<Self, PlmError> {
+        let heads = Heads::of(config);
+        let (h, d, eps) = (config.hidden_size, heads.head_dim, config.norm_eps);
+        let inter = config.intermediate_size;
+        let qkv_width = (heads.heads + 2 * heads.kv_heads) * d;
+        let p = |n: &str| format!("{p}{n}");
+        Ok(Layer {
+            input_norm: RmsNorm::load(w, &p("input_layernorm"), h, eps)?,
+            qkv: linear(w, &p("self_attn.qkv_proj"), h, qkv_width, false)?,
+            o: linear(w, &p("self_attn.o_proj"), heads.heads * d, h, false)?,
+            post_norm: RmsNorm::load(w, &p("post_attention_layernorm"), h, eps)?,
+            gate_up: linear(w, &p("mlp.gate_up_proj"), h, 2 * inter, false)?,
+            down: linear(w, &p("mlp.down_proj"), inter, h, false)?,
+            act: config.hidden_act,
+            heads,
+            window: config.sliding_window.get(i).copied().flatten(),
+        })
+    }
 }
 
 impl RotaryLayer for Layer {
@@ -38,96 +59,19 @@ impl RotaryLayer for Layer {
         self.window
     }
 
-    fn forward(
-        &self,
-        x: &Tensor,
-        cos: &Tensor,
-        sin: &Tensor,
-        mask: &Tensor,
-    ) -> Result<Tensor, PlmError> {
-        let size = x.size();
-        let (b, l) = (size[0], size[1]);
-        let d = self.head_dim;
+    fn forward(&self, x: &Tensor, at: &LayerContext<'_>) -> Result<Tensor, PlmError> {
+        let Heads { heads, kv_heads, head_dim: d } = self.heads;
         let qkv = self.qkv.forward(&self.input_norm.forward(x)?)?;
-        let part = |from: i64, heads: i64| -> Result<Tensor, PlmError> {
-            Ok(qkv
-                .f_narrow(-1, from, heads * d)?
-                .f_view([b, l, heads, d])?
-                .f_transpose(1, 2)?)
-        };
-        let (q_end, k_end) = (self.heads * d, (self.heads + self.kv_heads) * d);
-        let q = apply_rotary(&part(0, self.heads)?, cos, sin)?;
-        let k = apply_rotary(&part(q_end, self.kv_heads)?, cos, sin)?;
-        let v = part(k_end, self.kv_heads)?;
-        let scaling = (d as f64).powf(-0.5);
-        let context = attend(&q, &k, &v, mask, Scores::scaled(scaling))?;
-        let h = x.f_add(&self.o.forward(&context)?)?;
+        let q = qkv.f_narrow(-1, 0, heads * d)?;
+        let k = qkv.f_narrow(-1, heads * d, kv_heads * d)?;
+        let v = qkv.f_narrow(-1, (heads + kv_heads) * d, kv_heads * d)?;
+        let (q, k, v) = self.heads.rotated((&q, &k, &v), at)?;
+        let scores = Scores::scaled(self.heads.scaling());
+        let h = x.f_add(&self.o.forward(&attend(&q, &k, &v, at.mask, scores)?)?)?;
         let gate_up = self.gate_up.forward(&self.post_norm.forward(&h)?)?;
         let halves = gate_up.f_chunk(2, -1)?;
         let gated = halves[1].f_mul(&activate(&halves[0], self.act)?)?;
         Ok(h.f_add(&self.down.forward(&gated)?)?)
-    }
-}
-
-/// `Phi3ForCausalLM` in eval mode.
-#[derive(Debug)]
-struct Phi3 {
-    embed: Tensor,
-    layers: Vec<Layer>,
-    norm: RmsNorm,
-    head: Tensor,
-    rotary: Rotary,
-}
-
-impl Phi3 {
-    fn load(w: &Weights, config: &CausalConfig) -> Result<Self, PlmError> {
-        let base = model_prefix(w)?;
-        let h = config.hidden_size;
-        let d = config.head_dim;
-        let (nh, nkv) = (config.num_attention_heads, config.num_key_value_heads);
-        let inter = config.intermediate_size;
-        let eps = config.norm_eps;
-        let embed = w.get(
-            &format!("{base}embed_tokens.weight"),
-            &[config.vocab_size, h],
-        )?;
-        let mut layers = Vec::with_capacity(config.num_hidden_layers as usize);
-        for i in 0..config.num_hidden_layers {
-            let p = |n: &str| format!("{base}layers.{i}.{n}");
-            layers.push(Layer {
-                input_norm: RmsNorm::load(w, &p("input_layernorm"), h, eps)?,
-                qkv: linear(w, &p("self_attn.qkv_proj"), h, (nh + 2 * nkv) * d, false)?,
-                o: linear(w, &p("self_attn.o_proj"), nh * d, h, false)?,
-                post_norm: RmsNorm::load(w, &p("post_attention_layernorm"), h, eps)?,
-                gate_up: linear(w, &p("mlp.gate_up_proj"), h, 2 * inter, false)?,
-                down: linear(w, &p("mlp.down_proj"), inter, h, false)?,
-                act: config.hidden_act,
-                heads: nh,
-                kv_heads: nkv,
-                head_dim: d,
-                window: config.sliding_window.get(i as usize).copied().flatten(),
-            });
-        }
-        let head = lm_head(w, config, &embed)?;
-        Ok(Phi3 {
-            embed,
-            layers,
-            norm: RmsNorm::load(w, &format!("{base}norm"), h, eps)?,
-            head,
-            rotary: Rotary::of(config, w.device())?,
-        })
-    }
-}
-
-impl CausalNet for Phi3 {
-    fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
-        let hidden = Tensor::f_embedding(&self.embed, ids, -1, false, false)?;
-        let hidden = decode(hidden, attention_mask, &self.rotary, &self.layers)?;
-        self.norm.forward(&hidden)
-    }
-
-    fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {
-        Ok(hidden.f_linear::<Tensor>(&self.head, None)?)
     }
 }
 
@@ -152,13 +96,18 @@ const PHI3: LlamaFamily = LlamaFamily {
     top_level_original_max: Some(4096),
 };
 
-/// Phi-3 in the registry.
+/// Phi-3 in the registry (`Phi3ForCausalLM` in eval mode).
 pub(crate) static ARCHITECTURE: CausalArchitecture = CausalArchitecture {
     model_type: "phi3",
     rotary: true,
     mlp_matrices: 3.0,
     config: |raw| raw.llama_style(&ARCHITECTURE, &PHI3),
-    load: |w, config| Ok(Box::new(Phi3::load(w, config)?)),
+    load: |w, config| {
+        let stack = DecoderStack::load(w, config, RmsWeight::Llama, |p, i| {
+            Layer::load(w, config, p, i)
+        })?;
+        Ok(Box::new(stack))
+    },
 };
 
 #[cfg(test)]
