@@ -71,3 +71,49 @@ pub fn data_dir() -> String {
     );
     d.display().to_string()
 }
+
+/// Running a command in a test: its output once it has exited as the test expects, the
+/// command's stderr in the failure message otherwise.
+pub trait Run {
+    /// Runs the command and asserts that it exits 0.
+    fn succeeds(&mut self) -> std::process::Output;
+    /// Runs the command and asserts that it exits non-zero.
+    fn fails(&mut self) -> std::process::Output;
+}
+
+/// [`Run`] for each command type the tests build (`std`'s and `assert_cmd`'s).
+macro_rules! run_for {
+    ($($command:ty),+) => {$(
+        impl Run for $command {
+            #[track_caller]
+            fn succeeds(&mut self) -> std::process::Output {
+                let out = self.output().expect("the command starts");
+                assert_success(&out);
+                out
+            }
+
+            #[track_caller]
+            fn fails(&mut self) -> std::process::Output {
+                let out = self.output().expect("the command starts");
+                assert!(
+                    !out.status.success(),
+                    "exited 0: {}",
+                    String::from_utf8_lossy(&out.stdout)
+                );
+                out
+            }
+        }
+    )+};
+}
+
+run_for!(std::process::Command, assert_cmd::Command);
+
+/// Asserts that a command's `out` exited 0, showing its stderr otherwise.
+#[track_caller]
+pub fn assert_success(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use bias_testkit::Run;
 use serde_json::Value;
 
 /// The checkpoints the authors' code ran on (deberta-v2 and mpnet fail in their `split_mlm`).
@@ -70,7 +71,7 @@ fn the_mlm_experiment_figure_1_and_table_3_equal_the_authors_code() {
         .iter()
         .map(|m| root().join("fixtures/models").join(m))
         .collect();
-    let status = Command::new(env!("CARGO_BIN_EXE_bias"))
+    Command::new(env!("CARGO_BIN_EXE_bias"))
         .current_dir(root())
         .args(["reproduce", "schroeder2024", "--models"])
         .args(&models)
@@ -80,13 +81,7 @@ fn the_mlm_experiment_figure_1_and_table_3_equal_the_authors_code() {
         .arg(&out)
         .arg("--scores")
         .arg(dir.join("scores"))
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+        .succeeds();
 
     // §4.3.4: the aggregated scores and the CPS bias (their `extrinsic`, a share).
     let types = |m: &str| &mlm["models"][m]["bias_types"];

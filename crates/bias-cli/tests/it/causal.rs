@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use assert_cmd::Command;
 use serde_json::Value;
 
+use bias_testkit::Run;
 use bias_testkit::{data_dir, fixture_model as model, root};
 
 fn scratch(name: &str) -> PathBuf {
@@ -23,7 +24,7 @@ fn bias() -> Command {
 fn score_writes_ll_sum_and_ll_mean_as_lm_eval_computes_them() {
     let dir = scratch("score");
     let out = dir.join("gpt2.csv");
-    let res = bias()
+    bias()
         .args([
             "score",
             "--model",
@@ -39,13 +40,7 @@ fn score_writes_ll_sum_and_ll_mean_as_lm_eval_computes_them() {
             "--out",
             &out.display().to_string(),
         ])
-        .output()
-        .unwrap();
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+        .succeeds();
     let table = bias_core::ScoreTable::read_csv_path(&out).unwrap();
     assert_eq!(table.len(), 80);
     assert_eq!(
@@ -106,13 +101,7 @@ fn evaluate_and_bench_run_on_a_causal_model() {
             "--out",
             &out.display().to_string(),
         ])
-        .output()
-        .unwrap();
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+        .succeeds();
     let v: Value = serde_json::from_slice(&res.stdout).unwrap();
     assert_eq!(v["model"], "qwen2");
     let got: Vec<(String, String)> = v["measures"]
@@ -210,13 +199,7 @@ fn evaluate_and_bench_run_on_a_causal_model() {
             "--format",
             "csv",
         ])
-        .output()
-        .unwrap();
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+        .succeeds();
     let stdout = String::from_utf8_lossy(&res.stdout);
     assert!(
         stdout.lines().nth(1).unwrap().starts_with("ll-sum,"),

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use assert_cmd::Command;
 
 use bias_testkit::root;
+use bias_testkit::Run;
 
 fn real(rel: &str) -> PathBuf {
     let p = root().join("data").join(rel);
@@ -582,9 +583,7 @@ fn compare_refuses_tables_of_other_pairs() {
         .args(["compare", "--measures", "indicator", "--scores"])
         .arg(significance("bert.csv"))
         .arg(&cut)
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
+        .fails();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("pair `17` is in A's table but not in B's"),

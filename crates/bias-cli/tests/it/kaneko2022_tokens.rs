@@ -16,6 +16,7 @@ use bias_plm::{DeviceSpec, MaskedLm, StudiedMlm};
 use serde_json::Value;
 
 use bias_testkit::root;
+use bias_testkit::Run;
 
 fn fixture() -> Value {
     let text = std::fs::read_to_string(root().join("fixtures/kaneko2022/tokens.json")).unwrap();
@@ -259,13 +260,7 @@ fn evaluate_json(args: &[&str]) -> Value {
         .args(["evaluate", "--token-accuracy"])
         .args(args)
         .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     serde_json::from_slice(&out.stdout).unwrap()
 }
 

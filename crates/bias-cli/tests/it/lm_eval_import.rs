@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use assert_cmd::Command;
 use bias_core::Direction;
+use bias_testkit::Run;
 use serde_json::Value;
 
 fn fixture() -> PathBuf {
@@ -66,13 +67,7 @@ fn bias_import_lm_eval_writes_a_table_for_the_other_commands() {
         .arg("--out")
         .arg(&table)
         .args(["--model-name", "gpt2", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .succeeds();
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
     let (pct, diff) = reported();
     assert_eq!(summary["documents"], 1508);
@@ -82,13 +77,7 @@ fn bias_import_lm_eval_writes_a_table_for_the_other_commands() {
         .unwrap()
         .args(["measure", "--scores"])
         .arg(&table)
-        .output()
-        .unwrap();
-    assert!(
-        measured.status.success(),
-        "{}",
-        String::from_utf8_lossy(&measured.stderr)
-    );
+        .succeeds();
     let text = String::from_utf8_lossy(&measured.stdout);
     assert!(text.contains("ll-sum") && text.contains("49.34"), "{text}");
 
@@ -105,9 +94,7 @@ fn bias_import_lm_eval_writes_a_table_for_the_other_commands() {
         .arg(&other)
         .arg("--out")
         .arg(dir.join("x.csv"))
-        .output()
-        .unwrap();
-    assert!(!refused.status.success());
+        .fails();
     let message = String::from_utf8_lossy(&refused.stderr);
     assert!(
         message.contains("line 1") && message.contains("sent_more"),

@@ -12,6 +12,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use bias_testkit::root;
+use bias_testkit::Run;
 
 fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -375,12 +376,7 @@ fn human_label_rule_flag() {
         if let Some(rule) = rule {
             cmd.args(["--label-rule", rule]);
         }
-        let out = cmd.output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = cmd.succeeds();
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let diffs: Vec<f64> = (0..1508)
@@ -580,13 +576,7 @@ fn evaluate_indicator_n_flag() {
             .args(["--scorers", "aul,sss", "--format", "json", "--out"])
             .arg(&out)
             .args(extra)
-            .output()
-            .unwrap();
-        assert!(
-            res.status.success(),
-            "{}",
-            String::from_utf8_lossy(&res.stderr)
-        );
+            .succeeds();
         (
             serde_json::from_slice(&res.stdout).unwrap(),
             read_scores(&out),

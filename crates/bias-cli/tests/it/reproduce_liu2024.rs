@@ -12,6 +12,7 @@ use bias_core::ScoreTable;
 use serde_json::Value;
 
 use bias_testkit::root;
+use bias_testkit::Run;
 
 fn scratch(name: &str) -> PathBuf {
     bias_testkit::scratch(&format!("repro-liu-{name}"))
@@ -31,12 +32,7 @@ fn reproduce(dir: &Path, out: &str, extra: &[&str]) -> Value {
         .arg(dir.join("scores"))
         .args(["--liu2024-repeats", "5"])
         .args(extra);
-    let output = cmd.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    cmd.succeeds();
     serde_json::from_str(&std::fs::read_to_string(dir.join(out).join("index.json")).unwrap())
         .unwrap()
 }
@@ -236,9 +232,7 @@ fn reproduce_liu2024_on_fixture_models() {
         .arg("--out")
         .arg(dir.join("k0"))
         .args(["--liu2024-mi-neighbors", "0"])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
+        .fails();
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains("--liu2024-mi-neighbors"), "{err}");
 }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use bias_testkit::root;
+use bias_testkit::Run;
 
 fn json(path: PathBuf) -> Value {
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
@@ -16,19 +17,13 @@ fn json(path: PathBuf) -> Value {
 fn a_causal_model_is_left_out_of_the_token_tables_with_a_note() {
     let out = std::env::temp_dir().join(format!("bias-repro-mixed-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_bias"))
+    std::process::Command::new(env!("CARGO_BIN_EXE_bias"))
         .current_dir(root())
         .args(["reproduce", "kaneko2022", "--models"])
         .args(["fixtures/models/bert", "fixtures/models/gpt2"])
         .args(["--max-pairs", "12", "--device", "cpu", "--out"])
         .arg(out.join("kaneko2022"))
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+        .succeeds();
     for id in ["table-1", "table-4"] {
         let t = json(out.join(format!("kaneko2022/{id}.json")));
         let first = t["table"]["columns"][0].as_str().unwrap();

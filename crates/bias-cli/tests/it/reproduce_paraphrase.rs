@@ -15,6 +15,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 use bias_testkit::root;
+use bias_testkit::Run;
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -37,7 +38,7 @@ fn every_table_and_figure_is_written_and_agrees_with_transformers() {
     let dir = std::env::temp_dir().join(format!("bias-repro-paraphrase-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let out = dir.join("paraphrase");
-    let output = Command::new(env!("CARGO_BIN_EXE_bias"))
+    Command::new(env!("CARGO_BIN_EXE_bias"))
         .current_dir(root())
         .args(["reproduce", "paraphrase", "--models"])
         .args(["fixtures/models/bert", "fixtures/models/roberta"])
@@ -46,13 +47,7 @@ fn every_table_and_figure_is_written_and_agrees_with_transformers() {
         .arg(&out)
         .arg("--scores")
         .arg(dir.join("scores"))
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .succeeds();
 
     // Every table and figure of the paper, with its status and files.
     let index = read_json(&out.join("index.json"));
@@ -277,20 +272,14 @@ fn every_table_and_figure_is_written_and_agrees_with_transformers() {
     // `bias report` on the same score tables has the paraphrase section, with the same
     // MAGREEMENT counts and Figures 2–4 per scorer.
     let report_dir = dir.join("report");
-    let output = Command::new(env!("CARGO_BIN_EXE_bias"))
+    Command::new(env!("CARGO_BIN_EXE_bias"))
         .current_dir(root())
         .arg("report")
         .arg("--scores")
         .args(&score_files)
         .args(["--repeats", "3", "--out"])
         .arg(&report_dir)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .succeeds();
     let md = std::fs::read_to_string(report_dir.join("report.md")).unwrap();
     assert!(md.contains("## Paraphrase agreement"));
     for model in models {
@@ -341,7 +330,7 @@ fn drawn_mper_agree(fixture: &Value, model: &str, ids: &[&str], seed: u64) -> f6
 /// with its reason.
 fn paper_group_sizes(dir: &Path, fixture: &Value, ids: &[&str]) {
     let out = dir.join("paraphrase-paper");
-    let output = Command::new(env!("CARGO_BIN_EXE_bias"))
+    Command::new(env!("CARGO_BIN_EXE_bias"))
         .current_dir(root())
         .args(["reproduce", "paraphrase", "--models"])
         .args(["fixtures/models/bert", "fixtures/models/roberta"])
@@ -356,13 +345,7 @@ fn paper_group_sizes(dir: &Path, fixture: &Value, ids: &[&str]) {
         .arg(&out)
         .arg("--scores")
         .arg(dir.join("scores"))
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .succeeds();
     for model in ["bert", "roberta"] {
         let a = rows(&out, "analysis-2.2");
         let all = a
@@ -416,9 +399,7 @@ fn paper_group_sizes(dir: &Path, fixture: &Value, ids: &[&str]) {
         .arg(dir.join("paraphrase-only"))
         .arg("--scores")
         .arg(dir.join("scores"))
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
+        .fails();
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(
         err.contains("bias type gender") && err.contains("109") && err.contains("100"),

@@ -14,6 +14,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 use bias_testkit::root;
+use bias_testkit::Run;
 
 fn scratch() -> PathBuf {
     let d = std::env::temp_dir().join(format!("bias-repro-sch-{}", std::process::id()));
@@ -50,7 +51,7 @@ fn pearson(x: &[f64], y: &[f64]) -> f64 {
 fn every_table_and_figure_is_listed_with_its_settings() {
     let dir = scratch();
     let out = dir.join("schroeder2024");
-    let output = Command::new(env!("CARGO_BIN_EXE_bias"))
+    Command::new(env!("CARGO_BIN_EXE_bias"))
         .current_dir(root())
         .args(["reproduce", "schroeder2024", "--models"])
         .args(["fixtures/models/bert", "fixtures/models/roberta"])
@@ -62,13 +63,7 @@ fn every_table_and_figure_is_listed_with_its_settings() {
         .arg(&out)
         .arg("--scores")
         .arg(dir.join("scores"))
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .succeeds();
 
     // The index: every table, figure and numbered analysis, with its status and files.
     let index: Value =

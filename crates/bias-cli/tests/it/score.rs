@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 
+use bias_testkit::{assert_success, Run};
 use bias_testkit::{data_dir, fixture_model as model, root};
 
 fn scratch(name: &str) -> PathBuf {
@@ -54,13 +55,7 @@ fn stereoset_is_scored_completely_by_every_scorer() {
             "aul,aula,cps,sss,all-masked",
             &out,
         ))
-        .output()
-        .unwrap();
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+        .succeeds();
     // 2,106 intrasentence items × 5 scorers, minus SSS on items with an empty modified side.
     let err = String::from_utf8_lossy(&res.stderr);
     let unscorable: usize = err
@@ -157,12 +152,7 @@ fn evaluate_prints_indicator_kls_and_jss_per_scorer() {
         "--format".into(),
         "json".into(),
     ]);
-    let res = bias().args(&args).output().unwrap();
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+    let res = bias().args(&args).succeeds();
     let v: serde_json::Value = serde_json::from_slice(&res.stdout).unwrap();
     assert_eq!(v["model"], "albert");
     assert_eq!(v["dataset"], "crows-pairs");
@@ -267,12 +257,7 @@ fn a_sentence_longer_than_the_model_is_an_error_naming_the_pair_unless_truncated
     let out2 = dir.join("y.csv");
     let mut args = score_args("roberta", &pairs.display().to_string(), "aul", &out2);
     args.push("--truncate".into());
-    let res = bias().args(&args).output().unwrap();
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+    bias().args(&args).succeeds();
     assert_eq!(rows(&out2), 2);
 }
 
@@ -280,26 +265,15 @@ fn a_sentence_longer_than_the_model_is_an_error_naming_the_pair_unless_truncated
 fn three_shards_merge_into_the_unsharded_table_byte_for_byte() {
     let dir = scratch("shards");
     let whole = dir.join("whole.csv");
-    let res = bias()
+    bias()
         .args(score_args("bert", "crows-pairs", "aul,cps", &whole))
-        .output()
-        .unwrap();
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+        .succeeds();
     let mut parts = Vec::new();
     for i in 1..=3 {
         let part = dir.join(format!("part{i}.csv"));
         let mut args = score_args("bert", "crows-pairs", "aul,cps", &part);
         args.extend(["--shard".to_owned(), format!("{i}/3")]);
-        let res = bias().args(&args).output().unwrap();
-        assert!(
-            res.status.success(),
-            "{}",
-            String::from_utf8_lossy(&res.stderr)
-        );
+        bias().args(&args).succeeds();
         parts.push(part.display().to_string());
     }
     let merged = dir.join("merged.csv");
@@ -313,11 +287,7 @@ fn three_shards_merge_into_the_unsharded_table_byte_for_byte() {
         bias().args(&args).output().unwrap()
     };
     let res = merge(&[&parts[2], &parts[0], &parts[1]], &merged);
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+    assert_success(&res);
     assert_eq!(
         std::fs::read(&whole).unwrap(),
         std::fs::read(&merged).unwrap()

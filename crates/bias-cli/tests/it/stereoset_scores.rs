@@ -10,6 +10,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 use bias_testkit::root;
+use bias_testkit::Run;
 
 /// Two sentence scores within this of each other may order differently here and in the
 /// reference (libtorch kernels differ by CPU); the reference lists such near ties.
@@ -45,13 +46,7 @@ fn evaluate_on_stereoset_prints_the_authors_ss_lms_icat() {
             "--out",
         ])
         .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .succeeds();
     assert!(dir.join("stereoset.unrelated.csv").is_file());
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();
     let ours = &json["stereoset"]["aul"];

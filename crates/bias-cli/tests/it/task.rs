@@ -9,6 +9,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 use bias_testkit::root;
+use bias_testkit::Run;
 
 fn model(name: &str) -> String {
     root()
@@ -245,9 +246,7 @@ fn stereoset_reads_the_next_sentence_head_where_the_checkpoint_has_one() {
     );
     let out = bias()
         .args(args("bert", &["--intersentence", "next-sentence-head"]))
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
+        .fails();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("cls.seq_relationship.weight") && err.contains("--intersentence conditional"),
@@ -268,9 +267,7 @@ fn a_causal_model_is_required_for_bbq() {
             "--device",
             "cpu",
         ])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
+        .fails();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("a masked LM (bert)") && err.contains("causal LM"),
@@ -387,12 +384,7 @@ fn bbq_shards_then_a_gathering_run_equal_one_run() {
     for shard in ["1/3", "2/3", "3/3"] {
         let mut a = args(&sharded_s);
         a.extend(["--shard".to_owned(), shard.to_owned()]);
-        let out = bias().args(&a).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = bias().args(&a).succeeds();
         assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("shard {shard}")));
     }
     assert!(!sharded.join("bbq.jsonl").exists());
