@@ -8,6 +8,7 @@
 use std::error::Error;
 use std::path::PathBuf;
 
+pub mod json;
 pub mod mutation;
 
 /// The repository's root (the workspace folder holding `fixtures/`, `data/` and `crates/`).

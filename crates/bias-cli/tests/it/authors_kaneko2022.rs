@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+use bias_testkit::json::read as read_json;
 use serde_json::Value;
 
 /// Score differences below this may change sign on another CPU.
@@ -21,11 +22,6 @@ const NEAR: f64 = 1e-4;
 const ARGMAX_SLACK: f64 = 1e-3;
 
 use bias_testkit::root;
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
 
 /// What the authors' evaluate.py printed and returned for one model, data set and method.
 fn authors(model: &str, data: &str, method: &str) -> Value {

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use bias_testkit::json::read as read_json;
 use bias_testkit::Run;
 use serde_json::Value;
 
@@ -26,11 +27,6 @@ const COSINE: f64 = 1e-4;
 const PLL: f64 = 1e-3;
 
 use bias_testkit::root;
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
 
 fn csv_rows(path: &Path) -> Vec<BTreeMap<String, String>> {
     let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

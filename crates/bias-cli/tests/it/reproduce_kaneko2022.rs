@@ -11,13 +11,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use bias_testkit::json::read as read_json;
 use bias_testkit::root;
 use bias_testkit::Run;
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
 
 /// One score table as `(scorer, pair_id) → (score_stereo, score_anti, direction)`.
 type Scores = HashMap<(String, String), (f64, f64, String)>;

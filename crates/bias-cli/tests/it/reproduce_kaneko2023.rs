@@ -10,6 +10,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use bias_testkit::json::read as json;
 use bias_testkit::root;
 
 fn run(out: &Path, extra: &[&str]) {
@@ -44,10 +45,6 @@ fn run(out: &Path, extra: &[&str]) {
         .status()
         .expect("run bias");
     assert!(status.success(), "bias reproduce kaneko2023 failed");
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// Spearman's ρ with average ranks, by hand.

@@ -14,12 +14,9 @@ use std::path::Path;
 use assert_cmd::Command;
 use serde_json::Value;
 
+use bias_testkit::json::read as read_json;
 use bias_testkit::root;
 use bias_testkit::Run;
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
 
 fn rows(dir: &Path, id: &str) -> Vec<Value> {
     read_json(&dir.join(format!("{id}.json")))["table"]["rows"]

@@ -10,15 +10,8 @@ use bias_embed::{
 use ndarray::Array2;
 use serde_json::Value;
 
+use bias_testkit::json::strings;
 use bias_testkit::root;
-
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_str().unwrap().to_string())
-        .collect()
-}
 
 fn pairs(v: &Value) -> Vec<(String, String)> {
     v.as_array()

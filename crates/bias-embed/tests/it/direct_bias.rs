@@ -11,6 +11,7 @@ use bias_embed::{
 use ndarray::{Array2, ArrayView2};
 use serde_json::Value;
 
+use bias_testkit::json::strings;
 use bias_testkit::root;
 
 fn fixture(name: &str) -> Value {
@@ -31,14 +32,6 @@ fn bolukbasi() -> (WordVectors, Value) {
     let v = WordVectors::load(&bin, VectorFormat::Word2VecBinary, CasePolicy::Keep).unwrap();
     let lists: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
     (v, lists["gender"].clone())
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_str().unwrap().to_string())
-        .collect()
 }
 
 fn matrix(v: &Value) -> Array2<f64> {

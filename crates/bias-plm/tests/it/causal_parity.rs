@@ -6,13 +6,13 @@
 //! identical pairs are skipped. CrowS-Pairs and StereoSet sentences are read from `data/` by id.
 
 use approx::assert_abs_diff_eq;
-use std::collections::HashMap;
 
 use bias_core::{BiasType, Direction, PairOutcome, PairScorer, SentencePair, SkipReason};
 use bias_plm::{
     BatchOptions, CausalLm, CausalScorerKind, CausalType, DeviceSpec, LanguageModel, PlmError,
     ScoringOptions,
 };
+use bias_testkit::json::ints as ids;
 use serde_json::Value;
 use tch::Kind;
 
@@ -32,65 +32,14 @@ const ARCHS: [&str; 10] = [
     "gpt2-lora",
 ];
 
+use crate::support::pairs;
 use bias_testkit::root;
-
-fn real_pairs(rel: &str) -> HashMap<String, SentencePair> {
-    let path = root().join("data").join(rel);
-    assert!(
-        path.is_file(),
-        "{} missing: run scripts/setup.sh",
-        path.display()
-    );
-    bias_data::load_pairs(&path)
-        .unwrap()
-        .pairs
-        .into_iter()
-        .map(|p| (p.id.clone(), p))
-        .collect()
-}
 
 fn fixture(arch: &str) -> Value {
     serde_json::from_str(
         &std::fs::read_to_string(root().join(format!("fixtures/plm/causal_{arch}.json"))).unwrap(),
     )
     .unwrap()
-}
-
-/// The fixture's pairs as `SentencePair`s, in fixture order.
-fn pairs(fixture: &Value) -> Vec<SentencePair> {
-    let crows = real_pairs("crows-pairs/crows_pairs_anonymized.csv");
-    let stereoset = real_pairs("stereoset/dev.json");
-    fixture["pairs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            let id = match &p["id"] {
-                Value::String(s) => s.clone(),
-                v => v.to_string(),
-            };
-            match p["source"].as_str().unwrap() {
-                "crows-pairs" => crows[&id].clone(),
-                "stereoset" => stereoset[&id].clone(),
-                _ => SentencePair {
-                    id,
-                    stereo: p["stereo_text"].as_str().unwrap().to_owned(),
-                    anti: p["anti_text"].as_str().unwrap().to_owned(),
-                    bias_type: BiasType::Other("custom".into()),
-                    direction: Direction::Stereo,
-                    group_id: None,
-                },
-            }
-        })
-        .collect()
-}
-
-fn ids(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_i64().unwrap())
-        .collect()
 }
 
 fn open(arch: &str) -> CausalLm {

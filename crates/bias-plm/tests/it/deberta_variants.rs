@@ -11,32 +11,13 @@
 use std::path::Path;
 
 use bias_plm::{DeviceSpec, EncodeRequest, MaskedLanguageModel, PlmError, PlmModel, PlmTokenizer};
+use bias_testkit::json::{at_root as read_json, floats, ints as ids};
 use serde_json::Value;
 use tch::{Kind, Tensor};
 
 const TOL: f64 = 1e-4;
 
 use bias_testkit::root;
-
-fn read_json(rel: &str) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(root().join(rel)).unwrap()).unwrap()
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
-
-fn ids(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_i64().unwrap())
-        .collect()
-}
 
 fn to_vec(t: &Tensor) -> Vec<f64> {
     Vec::<f64>::try_from(&t.to_kind(Kind::Double).reshape([-1])).unwrap()

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use bias_core::run::score_to_table;
 use bias_core::{BiasType, Direction, SentencePair};
 use bias_plm::{DeviceSpec, LanguageModel, ScoringOptions};
+use bias_testkit::json::read as read_json;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use tch::Kind;
@@ -99,10 +100,6 @@ fn hostile_value() -> impl Strategy<Value = Value> {
         Just(json!([1, 2])),
         Just(json!({"a": 1})),
     ]
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// The safetensors file split into its header (as JSON) and its data.

@@ -17,6 +17,7 @@ mod modernbert_variant;
 mod schroeder2024_neutral;
 mod scorer_parity;
 mod stereoset_scores;
+mod support;
 mod template_parity;
 mod tokenizer_parity;
 mod train_parity;

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use bias_plm::{
     token_log_probs, DeviceSpec, EncodeRequest, MaskedLanguageModel, PlmModel, PlmTokenizer,
 };
+use bias_testkit::json::{floats, ints, max_abs_diff as max_diff};
 use serde_json::Value;
 use tch::{Kind, Tensor};
 
@@ -65,31 +66,6 @@ fn stereoset() -> HashMap<String, (String, String)> {
             )
         })
         .collect()
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
-
-fn ints(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_i64().unwrap())
-        .collect()
-}
-
-/// Largest absolute difference, with a panic on a length mismatch.
-fn max_diff(a: &[f64], b: &[f64]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
 }
 
 struct Sentence {

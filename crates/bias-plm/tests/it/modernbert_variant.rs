@@ -11,36 +11,13 @@ use bias_plm::{
     token_log_probs, DeviceSpec, EncodeRequest, MaskedLanguageModel, ModelType, PlmModel,
     PlmTokenizer,
 };
+use bias_testkit::json::{floats, ints, max_abs_diff as max_diff};
 use serde_json::Value;
 use tch::{Kind, Tensor};
 
 const TOL: f64 = 1e-4;
 
 use bias_testkit::root;
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
-
-fn ints(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_i64().unwrap())
-        .collect()
-}
-
-fn max_diff(a: &[f64], b: &[f64]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
-}
 
 fn to_f64(t: &Tensor) -> Vec<f64> {
     Vec::<f64>::try_from(t.to_kind(Kind::Double).reshape([-1])).unwrap()

@@ -8,6 +8,7 @@ use approx::assert_abs_diff_eq;
 
 use bias_plm::template::{gender_probe, template_based_score, ProbeOptions, TbsOptions, Template};
 use bias_plm::{BatchOptions, DeviceSpec, PlmModel, PlmTokenizer};
+use bias_testkit::json::strings;
 use serde_json::Value;
 use tch::{Device, Kind};
 
@@ -24,14 +25,6 @@ fn load(arch: &str) -> (PlmModel, PlmTokenizer) {
     let dir = root().join("fixtures/models").join(arch);
     let model = PlmModel::load(&dir, DeviceSpec::Cpu, Kind::Float).unwrap();
     (model, PlmTokenizer::from_dir(&dir).unwrap())
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_str().unwrap().to_owned())
-        .collect()
 }
 
 /// Largest absolute difference seen, for the report.

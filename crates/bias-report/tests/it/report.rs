@@ -21,6 +21,7 @@ use bias_robust::{
     subsample_by_scorer, subsample_study_on_draws, ExplicitDraws, RobustError, RobustnessOptions,
     ScorerGrouping, ScorerStudy, SyncMeasure,
 };
+use bias_testkit::json::floats as f64s;
 use serde_json::Value;
 
 #[test]
@@ -199,14 +200,6 @@ fn strs(v: &Value) -> Vec<String> {
         .unwrap()
         .iter()
         .map(|x| x.as_str().unwrap().to_owned())
-        .collect()
-}
-
-fn f64s(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
         .collect()
 }
 

@@ -17,6 +17,7 @@ use bias_robust::{
     RobustError, RobustnessOptions, RobustnessReport, ScorerGrouping, StratifiedSampler,
     SyncMeasure,
 };
+use bias_testkit::json::floats as f64s;
 use serde_json::Value;
 
 fn crows() -> ScoreTable {
@@ -186,14 +187,6 @@ fn fixture() -> Value {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/robust/subsample_order.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn f64s(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
 }
 
 fn strs(v: &Value) -> Vec<String> {
