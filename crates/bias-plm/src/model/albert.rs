@@ -9,17 +9,15 @@ use super::layers::{
     TransformerBlock, Weights,
 };
 use crate::{ModelConfig, PlmError};
+use super::boxed_load;
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 
 /// ALBERT in the registry: `AlbertConfig`'s defaults (xxlarge's sizes, `gelu_new`, no
 /// dropout), factorised embeddings of `embedding_size` (128) and shared layer groups.
-pub(crate) static ARCHITECTURE: Architecture = Architecture {
-    model_types: &["albert"],
-    listed_as: "albert",
-    base_prefix: "albert",
-    embeddings_probe: "embeddings.word_embeddings.weight",
-    config: |raw, name, _, path| {
+pub(crate) static ARCHITECTURE: Architecture = Architecture::new(
+    &["albert"],
+    |raw, name, _, path| {
         let defaults = ClassDefaults {
             vocab_size: 30000,
             hidden_size: 4096,
@@ -38,10 +36,9 @@ pub(crate) static ARCHITECTURE: Architecture = Architecture {
         config.inner_group_num = raw.inner_group_num.unwrap_or(1);
         config.validated(path)
     },
-    position_offset: super::no_offset,
-    factorised_head: true,
-    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
-};
+    boxed_load!(load),
+)
+    .factorised();
 
 /// Parameter names of an `AlbertLayer`.
 const BLOCK: BlockNames = BlockNames {

@@ -5,25 +5,21 @@ use super::layers::{
     BlockNames, Embeddings, Encoder, HeadNames, MaskStyle, MlmHead, PositionIds, TransformerBlock,
     Weights,
 };
+use super::boxed_load;
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 use crate::{ModelConfig, PlmError};
 
 /// BERT in the registry: `model_type` `bert`, `BertConfig`'s defaults.
-pub(crate) static ARCHITECTURE: Architecture = Architecture {
-    model_types: &["bert"],
-    listed_as: "bert",
-    base_prefix: "bert",
-    embeddings_probe: "embeddings.word_embeddings.weight",
-    config: |raw, name, _, path| {
+pub(crate) static ARCHITECTURE: Architecture = Architecture::new(
+    &["bert"],
+    |raw, name, _, path| {
         let activation = ("hidden_act", raw.hidden_act.as_ref());
         ModelConfig::bert_style(&ARCHITECTURE, name, raw, &ClassDefaults::BERT, activation, path)?
             .validated(path)
     },
-    position_offset: super::no_offset,
-    factorised_head: false,
-    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
-};
+    boxed_load!(load),
+);
 
 /// Parameter names of a `BertLayer` under `encoder.layer.{i}` (shared by RoBERTa).
 pub(crate) const BLOCK: BlockNames = BlockNames {

@@ -47,6 +47,7 @@
 //! rows): each gathered entry is the same dot product `transformers` computes, without the
 //! `[length × 2·buckets]` products it throws away.
 
+use crate::model::Trace;
 use serde::Deserialize;
 use tch::{Device, Kind, Tensor};
 
@@ -54,18 +55,16 @@ use super::layers::{activate, finfo_min, Dropout, HeadNames, LayerNorm, Linear, 
 use super::Backbone;
 use crate::config::Activation;
 use crate::{EncodeRequest, EncoderOutput, ModelConfig, PlmError};
+use super::boxed_load;
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 
 /// DeBERTa-v2 (and -v3) in the registry: `DebertaV2Config`'s defaults (deberta-v2-xlarge's
 /// sizes, epsilon 1e-7, no token types), embeddings of `embedding_size` (the hidden size by
 /// default), and its options ([`DebertaOptions`]).
-pub(crate) static ARCHITECTURE: Architecture = Architecture {
-    model_types: &["deberta-v2"],
-    listed_as: "deberta-v2 (also DeBERTa-v3)",
-    base_prefix: "deberta",
-    embeddings_probe: "embeddings.word_embeddings.weight",
-    config: |raw, name, text, path| {
+pub(crate) static ARCHITECTURE: Architecture = Architecture::new(
+    &["deberta-v2"],
+    |raw, name, text, path| {
         let defaults = ClassDefaults {
             vocab_size: 128100,
             hidden_size: 1536,
@@ -84,10 +83,10 @@ pub(crate) static ARCHITECTURE: Architecture = Architecture {
         config.deberta = Some(DebertaOptions::from_json_str(text, &config, path)?);
         Ok(config)
     },
-    position_offset: super::no_offset,
-    factorised_head: false,
-    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
-};
+    boxed_load!(load),
+)
+    .listed_as("deberta-v2 (also DeBERTa-v3)")
+    .base("deberta", "embeddings.word_embeddings.weight");
 
 /// The DeBERTa-v2 settings of a `config.json`, with `transformers`' defaults
 /// (`DebertaV2Config`, and the `getattr` defaults of `modeling_deberta_v2.py` for the keys the
@@ -730,11 +729,7 @@ impl Backbone for DebertaEncoder {
         let queries = attention_mask.f_unsqueeze(1)?.f_unsqueeze(3)?;
         let blocked = keys.f_mul(&queries)?.f_eq(0)?;
         let relative = self.relative_inputs(l, ids.device())?;
-        let mut all_hidden = request.all_hidden.then(Vec::new);
-        let mut attentions = request.attentions.then(Vec::new);
-        if let Some(all) = all_hidden.as_mut() {
-            all.push(embedded.shallow_clone());
-        }
+        let mut trace = Trace::new(request, &embedded);
         let mut hidden = embedded.shallow_clone();
         for (i, layer) in self.layers.iter().enumerate() {
             let (mut out, probs) = layer.forward(
@@ -749,19 +744,10 @@ impl Backbone for DebertaEncoder {
                     out = conv.forward(&embedded, &out, &mask, dropout)?;
                 }
             }
-            if let (Some(list), Some(p)) = (attentions.as_mut(), probs) {
-                list.push(p);
-            }
-            if let Some(all) = all_hidden.as_mut() {
-                all.push(out.shallow_clone());
-            }
+            trace.layer(&out, probs);
             hidden = out;
         }
-        Ok(EncoderOutput {
-            last_hidden: hidden,
-            all_hidden,
-            attentions,
-        })
+        Ok(trace.finish(hidden, false))
     }
 }
 

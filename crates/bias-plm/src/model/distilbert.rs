@@ -9,6 +9,7 @@ use super::layers::{
     Weights,
 };
 use crate::{ModelConfig, PlmError};
+use super::boxed_load;
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 use crate::config::RawConfig;
@@ -16,12 +17,9 @@ use crate::config::RawConfig;
 /// DistilBERT in the registry: `DistilBertConfig`'s names (`dim`, `n_layers`, `n_heads`,
 /// `hidden_dim`, `activation`, `dropout`, `attention_dropout`) and defaults (6 layers), no token
 /// types, layer-norm epsilon fixed at 1e-12 as `transformers` fixes it, learned positions only.
-pub(crate) static ARCHITECTURE: Architecture = Architecture {
-    model_types: &["distilbert"],
-    listed_as: "distilbert",
-    base_prefix: "distilbert",
-    embeddings_probe: "embeddings.word_embeddings.weight",
-    config: |raw, name, _, path| {
+pub(crate) static ARCHITECTURE: Architecture = Architecture::new(
+    &["distilbert"],
+    |raw, name, _, path| {
         if raw.sinusoidal_pos_embds == Some(true) {
             return Err(crate::config::unsupported_setting(
                 path,
@@ -50,10 +48,8 @@ pub(crate) static ARCHITECTURE: Architecture = Architecture {
         config.layer_norm_eps = 1e-12;
         config.validated(path)
     },
-    position_offset: super::no_offset,
-    factorised_head: false,
-    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
-};
+    boxed_load!(load),
+);
 
 /// Parameter names of a DistilBERT `TransformerBlock`.
 const BLOCK: BlockNames = BlockNames {

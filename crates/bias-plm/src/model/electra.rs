@@ -20,17 +20,15 @@ use super::layers::{
 };
 use crate::config::Activation;
 use crate::{ModelConfig, PlmError};
+use super::boxed_load;
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 
 /// ELECTRA (the generator) in the registry: `ElectraConfig`'s defaults (electra-small's sizes)
 /// and factorised embeddings of `embedding_size` (128).
-pub(crate) static ARCHITECTURE: Architecture = Architecture {
-    model_types: &["electra"],
-    listed_as: "electra",
-    base_prefix: "electra",
-    embeddings_probe: "embeddings.word_embeddings.weight",
-    config: |raw, name, _, path| {
+pub(crate) static ARCHITECTURE: Architecture = Architecture::new(
+    &["electra"],
+    |raw, name, _, path| {
         let defaults = ClassDefaults {
             hidden_size: 256,
             num_attention_heads: 4,
@@ -43,10 +41,9 @@ pub(crate) static ARCHITECTURE: Architecture = Architecture {
         config.embedding_size = raw.embedding_size.unwrap_or(128);
         config.validated(path)
     },
-    position_offset: super::no_offset,
-    factorised_head: true,
-    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
-};
+    boxed_load!(load),
+)
+    .factorised();
 
 /// Parameter names of `ElectraGeneratorPredictions` + `generator_lm_head`.
 const HEAD: HeadNames = HeadNames {

@@ -6,6 +6,7 @@
 //! ([`Dropout::NONE`]: dropout is the identity); fine-tuning passes the configuration's dropout
 //! rates, applied where `transformers` applies them.
 
+use crate::model::Trace;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -621,29 +622,17 @@ impl Encoder {
         if let Some(mapping) = &self.mapping_in {
             hidden = mapping.forward(&hidden)?;
         }
-        let mut all_hidden = request.all_hidden.then(Vec::new);
-        let mut attentions = request.attentions.then(Vec::new);
-        if let Some(all) = all_hidden.as_mut() {
-            all.push(hidden.shallow_clone());
-        }
+        let mut trace = Trace::new(request, &hidden);
         for step in &self.schedule {
             for &index in step {
                 let (next, probs) =
                     self.blocks[index].forward(&hidden, &mask, request.attentions, dropout)?;
                 hidden = next;
-                if let (Some(list), Some(p)) = (attentions.as_mut(), probs) {
-                    list.push(p);
-                }
+                trace.attention(probs);
             }
-            if let Some(all) = all_hidden.as_mut() {
-                all.push(hidden.shallow_clone());
-            }
+            trace.hidden(&hidden);
         }
-        Ok(EncoderOutput {
-            last_hidden: hidden,
-            all_hidden,
-            attentions,
-        })
+        Ok(trace.finish(hidden, false))
     }
 }
 

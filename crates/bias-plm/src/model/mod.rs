@@ -16,7 +16,7 @@ mod layers;
 mod registry;
 
 pub(crate) use registry::Architecture;
-pub(crate) use registry::{find as find_architecture, no_offset, Loaded};
+pub(crate) use registry::{find as find_architecture, Loaded};
 
 /// Declares each architecture's module (`model/<name>.rs`, which defines its
 /// `pub(crate) static ARCHITECTURE`) and lists them in [`ARCHITECTURES`].
@@ -54,6 +54,63 @@ pub struct EncoderOutput {
     pub attentions: Option<Vec<Tensor>>,
 }
 
+/// What an encoder keeps of its layers while it runs, as [`EncodeRequest`] asks: each layer's
+/// hidden states (the embedding output first) and attention probabilities.
+pub(crate) struct Trace {
+    all_hidden: Option<Vec<Tensor>>,
+    attentions: Option<Vec<Tensor>>,
+}
+
+impl Trace {
+    /// A trace starting from the embedding output `embedded`.
+    pub(crate) fn new(request: EncodeRequest, embedded: &Tensor) -> Self {
+        let mut all_hidden = request.all_hidden.then(Vec::new);
+        if let Some(all) = all_hidden.as_mut() {
+            all.push(embedded.shallow_clone());
+        }
+        Trace {
+            all_hidden,
+            attentions: request.attentions.then(Vec::new),
+        }
+    }
+
+    /// Keeps a layer's attention probabilities (when asked for and computed).
+    pub(crate) fn attention(&mut self, probs: Option<Tensor>) {
+        if let (Some(list), Some(p)) = (self.attentions.as_mut(), probs) {
+            list.push(p);
+        }
+    }
+
+    /// Keeps a layer's output.
+    pub(crate) fn hidden(&mut self, hidden: &Tensor) {
+        if let Some(all) = self.all_hidden.as_mut() {
+            all.push(hidden.shallow_clone());
+        }
+    }
+
+    /// Keeps a layer's attention probabilities and output.
+    pub(crate) fn layer(&mut self, hidden: &Tensor, probs: Option<Tensor>) {
+        self.attention(probs);
+        self.hidden(hidden);
+    }
+
+    /// The output, `last_hidden` the stack's last hidden states; with `replace_last`, the
+    /// last layer's kept output is replaced by them (ModernBERT's final norm, as
+    /// `transformers` returns `last_hidden_state`).
+    pub(crate) fn finish(mut self, last_hidden: Tensor, replace_last: bool) -> EncoderOutput {
+        if replace_last {
+            if let Some(last) = self.all_hidden.as_mut().and_then(|all| all.last_mut()) {
+                *last = last_hidden.shallow_clone();
+            }
+        }
+        EncoderOutput {
+            last_hidden,
+            all_hidden: self.all_hidden,
+            attentions: self.attentions,
+        }
+    }
+}
+
 /// An architecture's encoder stack (embeddings and layers: token ids to hidden states), which
 /// [`PlmModel`] holds boxed. The shared post-layer-norm [`Encoder`] of `layers.rs` serves the
 /// BERT family; an architecture whose layers differ (DeBERTa's disentangled attention) brings
@@ -82,6 +139,15 @@ impl Backbone for Encoder {
         Encoder::forward(self, ids, attention_mask, request, dropout)
     }
 }
+
+/// An architecture's [`Architecture::load`] from its family's `load`, which returns its own
+/// encoder type.
+macro_rules! boxed_load {
+    ($load:path) => {
+        |w, config, base, with_head| Ok($crate::model::boxed($load(w, config, base, with_head)?))
+    };
+}
+pub(crate) use boxed_load;
 
 /// Boxes the encoder an architecture's `load` returns (for its [`Architecture::load`]).
 pub(crate) fn boxed<B: Backbone + 'static>((encoder, head): (B, Option<MlmHead>)) -> Loaded {

@@ -25,6 +25,7 @@
 //! stays padded: padded keys get `finfo.min` added to their scores in every layer and the window
 //! is a band mask, so padding changes no value at a token.
 
+use crate::model::Trace;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -34,18 +35,16 @@ use super::layers::{activate, finfo_min, LayerNorm, Linear, MlmHead, Weights};
 use super::Dropout;
 use crate::config::Activation;
 use crate::{EncodeRequest, EncoderOutput, ModelConfig, PlmError};
+use super::boxed_load;
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 
 /// ModernBERT in the registry: `ModernBertConfig`'s names (`hidden_activation`, `norm_eps`,
 /// `mlp_dropout`, `attention_dropout`) and defaults (8192 positions, no dropout), and its
 /// options ([`ModernBertOptions`]).
-pub(crate) static ARCHITECTURE: Architecture = Architecture {
-    model_types: &["modernbert"],
-    listed_as: "modernbert",
-    base_prefix: "model",
-    embeddings_probe: "embeddings.tok_embeddings.weight",
-    config: |raw, name, text, path| {
+pub(crate) static ARCHITECTURE: Architecture = Architecture::new(
+    &["modernbert"],
+    |raw, name, text, path| {
         let renamed = crate::config::RawConfig {
             layer_norm_eps: raw.norm_eps,
             hidden_dropout_prob: raw.mlp_dropout,
@@ -71,10 +70,9 @@ pub(crate) static ARCHITECTURE: Architecture = Architecture {
         config.modernbert = Some(ModernBertOptions::from_json_str(text, &config, path)?);
         Ok(config)
     },
-    position_offset: super::no_offset,
-    factorised_head: false,
-    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
-};
+    boxed_load!(load),
+)
+    .base("model", "embeddings.tok_embeddings.weight");
 
 /// The settings of a ModernBERT `config.json` that [`ModelConfig`]'s common fields do not hold,
 /// with `ModernBertConfig`'s defaults filled in (`transformers` 5.23; the names of older files
@@ -539,11 +537,7 @@ impl super::Backbone for ModernBertEncoder {
             None
         };
 
-        let mut all_hidden = request.all_hidden.then(Vec::new);
-        let mut attentions = request.attentions.then(Vec::new);
-        if let Some(all) = all_hidden.as_mut() {
-            all.push(hidden.shallow_clone());
-        }
+        let mut trace = Trace::new(request, &hidden);
         for layer in &self.layers {
             let (mask, rope) = match (layer.sliding, &local_mask, &local_rope) {
                 (true, Some(mask), Some(rope)) => (mask, rope),
@@ -552,23 +546,10 @@ impl super::Backbone for ModernBertEncoder {
             let (next, probs) =
                 self.layer(layer, &hidden, mask, rope, request.attentions, dropout)?;
             hidden = next;
-            if let (Some(list), Some(p)) = (attentions.as_mut(), probs) {
-                list.push(p);
-            }
-            if let Some(all) = all_hidden.as_mut() {
-                all.push(hidden.shallow_clone());
-            }
+            trace.layer(&hidden, probs);
         }
-        let last_hidden = self.final_norm.forward(&hidden)?;
-        if let Some(last) = all_hidden.as_mut().and_then(|all| all.last_mut()) {
-            // transformers replaces the last layer's output by `last_hidden_state`.
-            *last = last_hidden.shallow_clone();
-        }
-        Ok(EncoderOutput {
-            last_hidden,
-            all_hidden,
-            attentions,
-        })
+        // transformers replaces the last layer's output by `last_hidden_state`.
+        Ok(trace.finish(self.final_norm.forward(&hidden)?, true))
     }
 }
 

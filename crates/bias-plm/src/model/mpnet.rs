@@ -17,6 +17,7 @@
 //! default of 32 buckets, whatever `relative_attention_num_buckets` says, so this does too (and
 //! refuses a table with fewer rows, on which `transformers` fails).
 
+use crate::model::Trace;
 use serde::Deserialize;
 use tch::{Kind, Tensor};
 
@@ -27,17 +28,15 @@ use super::layers::{
 use super::Backbone;
 use crate::config::Activation;
 use crate::{EncodeRequest, EncoderOutput, ModelConfig, PlmError};
+use super::boxed_load;
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 
 /// MPNet in the registry: `MPNetConfig`'s defaults, no token types, position ids after its
 /// fixed padding index, and its options ([`MpnetOptions`]).
-pub(crate) static ARCHITECTURE: Architecture = Architecture {
-    model_types: &["mpnet"],
-    listed_as: "mpnet",
-    base_prefix: "mpnet",
-    embeddings_probe: "embeddings.word_embeddings.weight",
-    config: |raw, name, text, path| {
+pub(crate) static ARCHITECTURE: Architecture = Architecture::new(
+    &["mpnet"],
+    |raw, name, text, path| {
         let defaults = ClassDefaults {
             vocab_size: 30527,
             pad_token_id: 1,
@@ -51,11 +50,10 @@ pub(crate) static ARCHITECTURE: Architecture = Architecture {
         config.mpnet = Some(MpnetOptions::from_json_str(text, path)?);
         Ok(config)
     },
+    boxed_load!(load),
+)
     // `MPNetEmbeddings` fixes its padding index at 1, whatever `pad_token_id` says.
-    position_offset: |_| PADDING_IDX + 1,
-    factorised_head: false,
-    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
-};
+    .position_offset(|_| PADDING_IDX + 1);
 
 /// Buckets `MPNetEncoder.compute_position_bias` uses (its `num_buckets` default).
 const BUCKETS: i64 = 32;
@@ -212,11 +210,7 @@ impl Backbone for MpnetEncoder {
             .f_permute([2, 0, 1])?
             .f_unsqueeze(0)?;
         let mut hidden = drop(self.embeddings.forward(ids)?, dropout.hidden)?;
-        let mut all_hidden = request.all_hidden.then(Vec::new);
-        let mut attentions = request.attentions.then(Vec::new);
-        if let Some(all) = all_hidden.as_mut() {
-            all.push(hidden.shallow_clone());
-        }
+        let mut trace = Trace::new(request, &hidden);
         let scale = (self.head_dim as f64).sqrt();
         for layer in &self.layers {
             let split = |t: Tensor| -> Result<Tensor, PlmError> {
@@ -243,18 +237,9 @@ impl Backbone for MpnetEncoder {
             let inner = activate(&layer.ffn_in.forward(&h)?, self.act)?;
             let out = drop(layer.ffn_out.forward(&inner)?, dropout.hidden)?;
             hidden = layer.out_norm.forward(&out.f_add(&h)?)?;
-            if let Some(list) = attentions.as_mut() {
-                list.push(probs);
-            }
-            if let Some(all) = all_hidden.as_mut() {
-                all.push(hidden.shallow_clone());
-            }
+            trace.layer(&hidden, request.attentions.then_some(probs));
         }
-        Ok(EncoderOutput {
-            last_hidden: hidden,
-            all_hidden,
-            attentions,
-        })
+        Ok(trace.finish(hidden, false))
     }
 }
 

@@ -35,24 +35,80 @@ pub(crate) struct Architecture {
     pub(crate) embeddings_probe: &'static str,
     /// The configuration: `config.json`'s keys with the configuration class's defaults
     /// (`model_type`, the name as written; `text`, the whole file, for options of its own).
-    pub(crate) config: fn(
-        raw: &RawConfig,
-        model_type: &str,
-        text: &str,
-        path: &Path,
-    ) -> Result<ModelConfig, PlmError>,
+    pub(crate) config: ConfigFn,
     /// The first position id (`pad_token_id + 1` for RoBERTa, 0 for BERT).
     pub(crate) position_offset: fn(&ModelConfig) -> i64,
     /// The MLM head projects from `embedding_size` rather than `hidden_size` (ALBERT's and
     /// ELECTRA's factorised embeddings), for the cost estimate.
     pub(crate) factorised_head: bool,
     /// Builds the encoder (and, if asked, the head) from weights read under the base prefix.
-    pub(crate) load: fn(
-        weights: &Weights,
-        config: &ModelConfig,
-        base: &str,
-        with_head: bool,
-    ) -> Result<Loaded, PlmError>,
+    pub(crate) load: LoadFn,
+}
+
+/// An architecture's [`Architecture::config`].
+pub(crate) type ConfigFn =
+    fn(raw: &RawConfig, model_type: &str, text: &str, path: &Path) -> Result<ModelConfig, PlmError>;
+
+/// An architecture's [`Architecture::load`].
+pub(crate) type LoadFn = fn(
+    weights: &Weights,
+    config: &ModelConfig,
+    base: &str,
+    with_head: bool,
+) -> Result<Loaded, PlmError>;
+
+/// BERT's word-embedding parameter, where most architectures keep theirs.
+const WORD_EMBEDDINGS: &str = "embeddings.word_embeddings.weight";
+
+impl Architecture {
+    /// An architecture reading `model_types` (the first names it in messages and prefixes its
+    /// parameters, `bert.`), its word embeddings where BERT keeps them, positions from 0, its
+    /// head projecting from `hidden_size`; the methods below change what differs.
+    pub(crate) const fn new(
+        model_types: &'static [&'static str],
+        config: ConfigFn,
+        load: LoadFn,
+    ) -> Self {
+        Architecture {
+            model_types,
+            listed_as: model_types[0],
+            base_prefix: model_types[0],
+            embeddings_probe: WORD_EMBEDDINGS,
+            config,
+            position_offset: no_offset,
+            factorised_head: false,
+            load,
+        }
+    }
+
+    /// Listed as `listed_as` in messages.
+    pub(crate) const fn listed_as(mut self, listed_as: &'static str) -> Self {
+        self.listed_as = listed_as;
+        self
+    }
+
+    /// Its parameters prefixed by `base_prefix.`, its word embeddings at `embeddings_probe`.
+    pub(crate) const fn base(
+        mut self,
+        base_prefix: &'static str,
+        embeddings_probe: &'static str,
+    ) -> Self {
+        self.base_prefix = base_prefix;
+        self.embeddings_probe = embeddings_probe;
+        self
+    }
+
+    /// Its first position id as `offset` gives it.
+    pub(crate) const fn position_offset(mut self, offset: fn(&ModelConfig) -> i64) -> Self {
+        self.position_offset = offset;
+        self
+    }
+
+    /// Its MLM head projects from `embedding_size` (factorised embeddings).
+    pub(crate) const fn factorised(mut self) -> Self {
+        self.factorised_head = true;
+        self
+    }
 }
 
 impl std::fmt::Debug for Architecture {

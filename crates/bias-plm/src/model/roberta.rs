@@ -6,18 +6,16 @@ use super::bert;
 use super::layers::{Encoder, HeadNames, MlmHead, PositionIds, Weights};
 use crate::config::Activation;
 use crate::{ModelConfig, PlmError};
+use super::boxed_load;
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 
 /// RoBERTa in the registry: `roberta` (`RobertaConfig`'s defaults) and the same layout under
 /// `xlm-roberta` and `camembert` (their classes keep BERT's vocabulary size); position ids start
 /// after the padding index.
-pub(crate) static ARCHITECTURE: Architecture = Architecture {
-    model_types: &["roberta", "xlm-roberta", "camembert"],
-    listed_as: "roberta (also xlm-roberta, camembert)",
-    base_prefix: "roberta",
-    embeddings_probe: "embeddings.word_embeddings.weight",
-    config: |raw, name, _, path| {
+pub(crate) static ARCHITECTURE: Architecture = Architecture::new(
+    &["roberta", "xlm-roberta", "camembert"],
+    |raw, name, _, path| {
         let defaults = ClassDefaults {
             vocab_size: if name == "roberta" { 50265 } else { 30522 },
             pad_token_id: 1,
@@ -27,10 +25,10 @@ pub(crate) static ARCHITECTURE: Architecture = Architecture {
         ModelConfig::bert_style(&ARCHITECTURE, name, raw, &defaults, activation, path)?
             .validated(path)
     },
-    position_offset: |config| config.pad_token_id + 1,
-    factorised_head: false,
-    load: |w, config, base, with_head| Ok(super::boxed(load(w, config, base, with_head)?)),
-};
+    boxed_load!(load),
+)
+    .listed_as("roberta (also xlm-roberta, camembert)")
+    .position_offset(|config| config.pad_token_id + 1);
 
 /// Parameter names of `RobertaLMHead`; the decoder bias is tied to `lm_head.bias`.
 const HEAD: HeadNames = HeadNames {
