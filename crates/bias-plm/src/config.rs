@@ -69,31 +69,9 @@ impl ModelType {
             .flat_map(|a| a.model_types.iter().copied())
             .collect()
     }
-
-    pub(crate) fn architecture(self) -> &'static Architecture {
-        self.0
-    }
 }
 
-impl PartialEq for ModelType {
-    fn eq(&self, other: &Self) -> bool {
-        self.name() == other.name()
-    }
-}
-
-impl Eq for ModelType {}
-
-impl std::hash::Hash for ModelType {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.name().hash(state);
-    }
-}
-
-impl std::fmt::Debug for ModelType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ModelType({:?})", self.name())
-    }
-}
+family_handle!(ModelType, Architecture);
 
 /// An activation function as `transformers.activations.ACT2FN` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

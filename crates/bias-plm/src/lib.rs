@@ -72,6 +72,38 @@
 //! ```
 #![deny(missing_docs)]
 
+/// What a registry handle ([`ModelType`], [`CausalType`]: a reference to its family's entry)
+/// implements alike: its entry, and equality, hashing and `Debug` by its name.
+macro_rules! family_handle {
+    ($ty:ident, $arch:ty) => {
+        impl $ty {
+            pub(crate) fn architecture(self) -> &'static $arch {
+                self.0
+            }
+        }
+
+        impl PartialEq for $ty {
+            fn eq(&self, other: &Self) -> bool {
+                self.name() == other.name()
+            }
+        }
+
+        impl Eq for $ty {}
+
+        impl std::hash::Hash for $ty {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                self.name().hash(state);
+            }
+        }
+
+        impl std::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, concat!(stringify!($ty), "({:?})"), self.name())
+            }
+        }
+    };
+}
+
 pub mod adapter;
 mod causal;
 mod config;

@@ -76,31 +76,9 @@ impl CausalType {
             _ => names.join(""),
         }
     }
-
-    pub(crate) fn architecture(self) -> &'static CausalArchitecture {
-        self.0
-    }
 }
 
-impl PartialEq for CausalType {
-    fn eq(&self, other: &Self) -> bool {
-        self.name() == other.name()
-    }
-}
-
-impl Eq for CausalType {}
-
-impl std::hash::Hash for CausalType {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.name().hash(state);
-    }
-}
-
-impl std::fmt::Debug for CausalType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CausalType({:?})", self.name())
-    }
-}
+family_handle!(CausalType, CausalArchitecture);
 
 /// How the rotary frequencies are scaled (`rope_parameters.rope_type`; `transformers`'
 /// `ROPE_INIT_FUNCTIONS`).

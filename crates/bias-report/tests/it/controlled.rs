@@ -6,9 +6,10 @@
 
 use approx::abs_diff_eq;
 use approx::assert_abs_diff_eq;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::svg::{marks, Mark};
 use bias_core::{BiasType, Direction, ScoreRow, ScoreTable};
 use bias_metrics::{DistributionOptions, JssVariant, MeasureSpec};
 use bias_report::figures::{self, with_extension};
@@ -672,84 +673,6 @@ fn out(name: &str) -> PathBuf {
 // Reading the SVG back (as tests/it/figures.rs does): plotters writes one flat list of elements,
 // panel after panel, each panel starting with its caption; the points are mapped back to data
 // through the panel's tick labels.
-
-/// One SVG element: its tag, attributes and (for `<text>`) its text.
-#[derive(Debug)]
-struct Mark {
-    tag: String,
-    attrs: BTreeMap<String, String>,
-    text: String,
-}
-
-impl Mark {
-    fn attr(&self, name: &str) -> &str {
-        self.attrs.get(name).map_or("", String::as_str)
-    }
-
-    fn num(&self, name: &str) -> f64 {
-        self.attr(name)
-            .parse()
-            .unwrap_or_else(|_| panic!("{name} of {self:?}"))
-    }
-
-    /// The `points` attribute of a polyline.
-    fn points(&self) -> Vec<(f64, f64)> {
-        self.attr("points")
-            .split_whitespace()
-            .map(|p| {
-                let (x, y) = p.split_once(',').unwrap();
-                (x.parse().unwrap(), y.parse().unwrap())
-            })
-            .collect()
-    }
-
-    fn value(&self) -> Option<f64> {
-        self.text.parse().ok()
-    }
-
-    fn is_text(&self) -> bool {
-        self.tag == "text"
-    }
-}
-
-fn marks(svg: &str) -> Vec<Mark> {
-    let mut out = Vec::new();
-    let mut rest = svg;
-    while let Some(start) = rest.find('<') {
-        rest = &rest[start + 1..];
-        if rest.starts_with('/') || rest.starts_with('?') || rest.starts_with('!') {
-            continue;
-        }
-        let end = rest.find('>').unwrap();
-        let inside = rest[..end].trim_end_matches('/');
-        let (tag, mut attrs_text) = inside.split_once(' ').unwrap_or((inside, ""));
-        let mut attrs = BTreeMap::new();
-        while let Some(eq) = attrs_text.find("=\"") {
-            let name = attrs_text[..eq].trim().to_owned();
-            let after = &attrs_text[eq + 2..];
-            let close = after.find('"').unwrap();
-            attrs.insert(name, after[..close].to_owned());
-            attrs_text = &after[close + 1..];
-        }
-        let text = if tag == "text" {
-            let body = &rest[end + 1..];
-            body[..body.find("</text>").unwrap()]
-                .trim()
-                .replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&amp;", "&")
-        } else {
-            String::new()
-        };
-        out.push(Mark {
-            tag: tag.to_owned(),
-            attrs,
-            text,
-        });
-        rest = &rest[end + 1..];
-    }
-    out
-}
 
 /// An axis: pixel = offset + scale · value, fitted to the tick labels (least squares); every
 /// label must sit within a pixel of the fit, so a label that misstates its tick fails here.

@@ -9,6 +9,7 @@ use approx::abs_diff_eq;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::svg::{marks, Mark};
 use bias_core::{BiasType, ScoreRow, ScoreTable};
 use bias_metrics::stats::RocCurve;
 use bias_metrics::MetricsError;
@@ -71,81 +72,6 @@ fn assert_written(stem: &Path) {
 // ---------------------------------------------------------------------------------------------
 // Reading the SVG back
 // ---------------------------------------------------------------------------------------------
-
-/// One SVG element: its tag, attributes and (for `<text>`) its text.
-#[derive(Debug)]
-struct Mark {
-    tag: String,
-    attrs: BTreeMap<String, String>,
-    text: String,
-}
-
-impl Mark {
-    fn attr(&self, name: &str) -> &str {
-        self.attrs.get(name).map_or("", String::as_str)
-    }
-
-    fn num(&self, name: &str) -> f64 {
-        self.attr(name)
-            .parse()
-            .unwrap_or_else(|_| panic!("{name} of {self:?}"))
-    }
-
-    /// The `points` attribute of a polyline or polygon.
-    fn points(&self) -> Vec<(f64, f64)> {
-        self.attr("points")
-            .split_whitespace()
-            .map(|p| {
-                let (x, y) = p.split_once(',').unwrap();
-                (x.parse().unwrap(), y.parse().unwrap())
-            })
-            .collect()
-    }
-
-    fn value(&self) -> Option<f64> {
-        self.text.parse().ok()
-    }
-}
-
-/// The elements of an SVG written by plotters (one flat list of marks).
-fn marks(svg: &str) -> Vec<Mark> {
-    let mut out = Vec::new();
-    let mut rest = svg;
-    while let Some(start) = rest.find('<') {
-        rest = &rest[start + 1..];
-        if rest.starts_with('/') || rest.starts_with('?') || rest.starts_with('!') {
-            continue;
-        }
-        let end = rest.find('>').unwrap();
-        let inside = rest[..end].trim_end_matches('/');
-        let (tag, mut attrs_text) = inside.split_once(' ').unwrap_or((inside, ""));
-        let mut attrs = BTreeMap::new();
-        while let Some(eq) = attrs_text.find("=\"") {
-            let name = attrs_text[..eq].trim().to_owned();
-            let after = &attrs_text[eq + 2..];
-            let close = after.find('"').unwrap();
-            attrs.insert(name, after[..close].to_owned());
-            attrs_text = &after[close + 1..];
-        }
-        let text = if tag == "text" {
-            let body = &rest[end + 1..];
-            body[..body.find("</text>").unwrap()]
-                .trim()
-                .replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&amp;", "&")
-        } else {
-            String::new()
-        };
-        out.push(Mark {
-            tag: tag.to_owned(),
-            attrs,
-            text,
-        });
-        rest = &rest[end + 1..];
-    }
-    out
-}
 
 fn svg_marks(stem: &Path) -> Vec<Mark> {
     marks(&std::fs::read_to_string(with_extension(stem, "svg")).unwrap())

@@ -7,3 +7,4 @@ mod figure_grids;
 mod figures;
 mod report;
 mod summary;
+mod svg;

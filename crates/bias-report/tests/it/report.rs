@@ -21,7 +21,7 @@ use bias_robust::{
     subsample_by_scorer, subsample_study_on_draws, ExplicitDraws, RobustError, RobustnessOptions,
     ScorerGrouping, ScorerStudy, SyncMeasure,
 };
-use bias_testkit::json::floats as f64s;
+use bias_testkit::json::{floats as f64s, strings as strs};
 use serde_json::Value;
 
 #[test]
@@ -195,14 +195,6 @@ fn fixture() -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-fn strs(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_str().unwrap().to_owned())
-        .collect()
-}
-
 #[allow(clippy::too_many_arguments)]
 fn row(
     id: String,
@@ -241,25 +233,7 @@ fn fixture_inputs(fx: &Value) -> (Vec<(String, ScoreTable)>, ExplicitDraws) {
             (m, ScoreTable::new(rows))
         })
         .collect();
-    let rows = fx["draws"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|per_rate| {
-            per_rate
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|d| {
-                    d.as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|i| i.as_u64().unwrap() as usize)
-                        .collect()
-                })
-                .collect()
-        })
-        .collect();
+    let rows = serde_json::from_value(fx["draws"].clone()).unwrap();
     let draws = ExplicitDraws {
         rates: f64s(&fx["rates"]),
         rows,

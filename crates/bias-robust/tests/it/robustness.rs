@@ -17,7 +17,7 @@ use bias_robust::{
     RobustError, RobustnessOptions, RobustnessReport, ScorerGrouping, StratifiedSampler,
     SyncMeasure,
 };
-use bias_testkit::json::floats as f64s;
+use bias_testkit::json::{floats as f64s, strings as strs};
 use serde_json::Value;
 
 fn crows() -> ScoreTable {
@@ -189,14 +189,6 @@ fn fixture() -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-fn strs(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_str().unwrap().to_owned())
-        .collect()
-}
-
 /// The fixture's models as score tables, and its draws.
 fn fixture_inputs(fx: &Value) -> (Vec<(String, ScoreTable)>, ExplicitDraws) {
     let types: Vec<BiasType> = strs(&fx["bias_types"])
@@ -228,25 +220,7 @@ fn fixture_inputs(fx: &Value) -> (Vec<(String, ScoreTable)>, ExplicitDraws) {
             (m, ScoreTable::new(rows))
         })
         .collect();
-    let rows = fx["draws"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|per_rate| {
-            per_rate
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|d| {
-                    d.as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|i| i.as_u64().unwrap() as usize)
-                        .collect()
-                })
-                .collect()
-        })
-        .collect();
+    let rows = serde_json::from_value(fx["draws"].clone()).unwrap();
     let draws = ExplicitDraws {
         rates: f64s(&fx["rates"]),
         rows,
