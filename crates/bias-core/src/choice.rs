@@ -93,7 +93,8 @@ pub trait Choice: Copy + PartialEq + Sized + 'static {
 }
 
 /// Declares an option enum and its [`Choice`] table at once: each value's name, aliases and help
-/// stand on the line of its variant. The enum derives `Debug, Clone, Copy, PartialEq, Eq, Hash`;
+/// stand on the line of its variant. The enum derives `Debug, Clone, Copy, PartialEq, Eq, Hash`
+/// and displays as its name;
 /// further derives and attributes (`#[derive(Default)]`, `#[default]`, serde's) go where they
 /// would on a plain enum. Values are listed in declaration order.
 ///
@@ -136,6 +137,13 @@ macro_rules! choice {
             const CHOICES: &'static [$crate::Named<Self>] = &[
                 $($crate::Named::new(Self::$variant, $name, $help).aliases(&[$($alias),*]),)+
             ];
+        }
+
+        impl ::std::fmt::Display for $ty {
+            /// The value's name ([`Choice::choice_name`]).
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str($crate::Choice::choice_name(*self))
+            }
         }
     };
 }

@@ -9,8 +9,6 @@
 //! (nlply/robust-bias-evaluation-measures, `code/evaluation.py` at commit a29a457) averages the
 //! matrix and does not round. The published SSS numbers of both papers came from the matrix.
 
-use std::fmt;
-
 crate::choice! {
     /// How SSS (Kaneko & Bollegala 2022, Eq. 2) averages over the modified tokens of a sentence,
     /// all masked at once.
@@ -54,12 +52,6 @@ impl SssAverage {
                  (the authors' calculate_sss, which produced the published SSS numbers)"
             }
         }
-    }
-}
-
-impl fmt::Display for SssAverage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 

@@ -1,7 +1,6 @@
 //! The names of the sentence scorers, spelled once: the `scorer` column of a score table, the
 //! CLI's `--scorers`, and every table that picks a scorer's rows use [`Scorer::name`].
 
-use std::fmt;
 use std::str::FromStr;
 
 use crate::CoreError;
@@ -64,12 +63,6 @@ impl Scorer {
     /// Whether a causal LM computes it.
     pub const fn is_causal(self) -> bool {
         matches!(self, Scorer::LlSum | Scorer::LlMean)
-    }
-}
-
-impl fmt::Display for Scorer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 

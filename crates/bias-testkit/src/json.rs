@@ -6,8 +6,7 @@ use serde_json::Value;
 
 /// The JSON file at `path`, failing with the path.
 #[track_caller]
-pub fn read(path: impl AsRef<Path>) -> Value {
-    let path = path.as_ref();
+pub fn read(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -15,7 +14,7 @@ pub fn read(path: impl AsRef<Path>) -> Value {
 /// The JSON file at `rel` under the repository's root.
 #[track_caller]
 pub fn at_root(rel: &str) -> Value {
-    read(crate::root().join(rel))
+    read(&crate::root().join(rel))
 }
 
 /// The numbers of a JSON array.

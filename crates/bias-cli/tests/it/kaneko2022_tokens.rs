@@ -6,6 +6,7 @@
 //! apart or more), so the boolean outcomes are compared exactly.
 
 use approx::abs_diff_eq;
+use bias_testkit::json;
 use std::path::PathBuf;
 
 use bias_core::{SentencePair, TokenPredictor, TokenQuery};
@@ -106,12 +107,7 @@ fn per_token_outcomes_match_transformers() {
                 let sentences = [p["stereo"].as_str().unwrap(), p["anti"].as_str().unwrap()];
                 let outcomes = m.token_outcomes(&sentences).unwrap();
                 for (side, sd) in p["sides"].as_array().unwrap().iter().enumerate() {
-                    let ids: Vec<i64> = sd["ids"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|x| x.as_i64().unwrap())
-                        .collect();
+                    let ids: Vec<i64> = json::ints(&sd["ids"]);
                     assert_eq!(m.token_ids(sentences[side]).unwrap(), ids);
                     let unmasked = bools(&sd["unmasked"]);
                     // token_outcomes: the non-special positions.

@@ -16,6 +16,7 @@ use bias_plm::{CausalLm, CausalScorerKind, DeviceSpec, ScoringOptions};
 use bias_tasks::bbq::{run_bbq, BbqDoc};
 use bias_tasks::winogender::{accuracies, multiple_choice, WinogenderTask};
 use bias_tasks::{score_choices, ChoiceRunOptions};
+use bias_testkit::json;
 use serde_json::Value;
 use tch::Kind;
 
@@ -69,12 +70,7 @@ fn bbq(model: &str) {
             "{}",
             e.example_id
         );
-        let theirs: Vec<String> = d["continuations"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_str().unwrap().to_owned())
-            .collect();
+        let theirs: Vec<String> = json::strings(&d["continuations"]);
         let ours: Vec<String> = mc.requests().into_iter().map(|r| r.continuation).collect();
         assert_eq!(ours, theirs, "{}", e.example_id);
     }
@@ -92,12 +88,7 @@ fn bbq(model: &str) {
     .unwrap();
     for ((scores, answer), d) in run.scores.iter().zip(&run.answers).zip(docs) {
         assert_eq!(answer.correct, d["acc"].as_f64().unwrap() == 1.0);
-        let lls: Vec<f64> = d["loglikelihoods"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_f64().unwrap())
-            .collect();
+        let lls: Vec<f64> = json::floats(&d["loglikelihoods"]);
         assert_eq!(scores.answer(), bias_tasks::choice::argmax(&lls));
     }
     let m = &task["metrics"];

@@ -5,6 +5,7 @@
 //! (scripts/fixtures/kaneko2023_mask_probe.py: Figure 3's mask probabilities of the base model).
 
 use approx::abs_diff_eq;
+use bias_testkit::json;
 use std::path::Path;
 use std::process::Command;
 
@@ -291,12 +292,7 @@ fn reproduce_kaneko2023_on_the_fixture_bert() {
     }
     assert!(checked >= 10, "{checked} cells with a ρ");
     // The sign note names exactly the measures whose ρ has opposite signs in the two readings.
-    let notes: Vec<String> = t1["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap().to_owned())
-        .collect();
+    let notes: Vec<String> = json::strings(&t1["notes"]);
     let sign = notes
         .iter()
         .find(|n| n.starts_with("The reading sets the sign"))

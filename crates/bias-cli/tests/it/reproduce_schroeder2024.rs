@@ -7,6 +7,7 @@
 //! code in `authors_schroeder2024.rs`.
 
 use approx::assert_relative_eq;
+use bias_testkit::json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -75,12 +76,7 @@ fn every_table_and_figure_is_listed_with_its_settings() {
         .iter()
         .map(|a| {
             let label = a["status"]["status"].as_str().unwrap().to_owned();
-            let files = a["files"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| f.as_str().unwrap().to_owned())
-                .collect();
+            let files = json::strings(&a["files"]);
             (a["id"].as_str().unwrap().to_owned(), (label, files))
         })
         .collect();

@@ -2,6 +2,7 @@
 //! authors' procedure (`scripts/fixtures/schroeder2024_crows.py`): the kept pairs, their groups
 //! and target groups on the whole data set, and the named options that change them.
 
+use bias_testkit::json;
 use std::collections::BTreeMap;
 
 use bias_embed::protocol::{
@@ -143,12 +144,7 @@ fn kept_pairs_and_group_ids_equal_the_authors_code() {
         let theirs = &authors["models"]["minilm"]["bias_types"][&ty];
         let (mut kept, _) = select_pairs(&pairs, &sets, CrowsFilter::Authors, TargetSplit::Authors);
         let ids: Vec<i64> = kept.iter().map(|k| k.pair_id.parse().unwrap()).collect();
-        let want: Vec<i64> = theirs["pair_ids"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_i64().unwrap())
-            .collect();
+        let want: Vec<i64> = json::ints(&theirs["pair_ids"]);
         assert_eq!(ids, want, "{ty}");
         let order: Vec<&str> = data_group_order(&kept)
             .into_iter()

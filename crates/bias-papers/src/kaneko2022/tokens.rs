@@ -46,7 +46,6 @@
 
 use crate::PaperError;
 use bias_core::Scorer;
-use std::fmt;
 use std::str::FromStr;
 
 use bias_core::{DatasetScorer, MaybeTokenPredictor, SentencePair, TokenPredictor, TokenQuery};
@@ -59,16 +58,10 @@ use rand_chacha::ChaCha8Rng;
 use crate::{parse_choice, Cell, DataSet, Reproduction, Status, Study, Table};
 use bias_robust::RobustError;
 
-/// `Display` (the choice's `name`) and `FromStr` (any `name` in `ALL`, through
-/// [`parse_choice`], whose error names `$what` and lists every name) for a named option.
+/// `FromStr` (any `name` in `ALL`, through [`parse_choice`], whose error names `$what` and
+/// lists every name) for a named option; `Display` comes with [`bias_core::choice!`].
 macro_rules! named_choice {
     ($ty:ty, $what:expr) => {
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.name())
-            }
-        }
-
         impl FromStr for $ty {
             type Err = RobustError;
             fn from_str(s: &str) -> Result<Self, RobustError> {
@@ -145,18 +138,20 @@ impl StereoSetAccuracy {
 
 named_choice!(StereoSetAccuracy, "StereoSet accuracy");
 
-/// Whose token-prediction accuracy Table 1 shows (Kaneko & Bollegala 2022, Table 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub enum AccuracyDefinition {
-    /// The paper's §4.2 reading ([`scorer_accuracy`] under the default [`AccuracyOptions`]):
-    /// AUL counted on the masked scorer's tokens, StereoSet by items, pairs that tokenise
-    /// identically or leave the masked scorer nothing to predict left out. Default.
-    #[default]
-    Paper,
-    /// The `Accuracy:` line of the authors' `evaluate.py` (kanekomasahiro/evaluate_bias_in_mlm,
-    /// commit 6b10239): the share of rank-1 predictions over every position a method scores, of
-    /// both sentences of every pair ([`authors_accuracy`]).
-    Authors,
+bias_core::choice! {
+    /// Whose token-prediction accuracy Table 1 shows (Kaneko & Bollegala 2022, Table 1).
+    #[derive(Default)]
+    pub enum AccuracyDefinition: "token-prediction accuracy" {
+        /// The paper's §4.2 reading ([`scorer_accuracy`] under the default [`AccuracyOptions`]):
+        /// AUL counted on the masked scorer's tokens, StereoSet by items, pairs that tokenise
+        /// identically or leave the masked scorer nothing to predict left out. Default.
+        #[default]
+        Paper = "paper" => "The paper's §4.2 reading",
+        /// The `Accuracy:` line of the authors' `evaluate.py` (kanekomasahiro/evaluate_bias_in_mlm,
+        /// commit 6b10239): the share of rank-1 predictions over every position a method scores,
+        /// of both sentences of every pair ([`authors_accuracy`]).
+        Authors = "authors" => "The Accuracy: line of the authors' evaluate.py",
+    }
 }
 
 impl AccuracyDefinition {
@@ -166,10 +161,7 @@ impl AccuracyDefinition {
 
     /// The name the CLI takes: `paper`, `authors`.
     pub fn name(self) -> &'static str {
-        match self {
-            AccuracyDefinition::Paper => "paper",
-            AccuracyDefinition::Authors => "authors",
-        }
+        bias_core::Choice::choice_name(self)
     }
 }
 

@@ -6,6 +6,7 @@
 //! identical pairs are skipped. CrowS-Pairs and StereoSet sentences are read from `data/` by id.
 
 use approx::assert_abs_diff_eq;
+use bias_testkit::json;
 
 use bias_core::{BiasType, Direction, PairOutcome, PairScorer, SentencePair, SkipReason};
 use bias_plm::{
@@ -94,12 +95,7 @@ fn check(arch: &str, max_batch: usize) -> f64 {
     let seqs: Vec<&[i64]> = sequences.iter().map(|(s, _)| s.as_slice()).collect();
     let lps = scorer.log_likelihoods(&seqs).unwrap();
     for ((_, rec), got) in sequences.iter().zip(&lps) {
-        let want: Vec<f64> = rec["token_logprobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_f64().unwrap())
-            .collect();
+        let want: Vec<f64> = json::floats(&rec["token_logprobs"]);
         assert_eq!(got.log_probs.len(), want.len(), "{arch}");
         for (g, w) in got.log_probs.iter().zip(&want) {
             assert!(

@@ -2,6 +2,7 @@
 //! `transformers`' hidden states, padding invariance, and attention probabilities checked by
 //! hand on a two-dimensional model written here.
 
+use bias_testkit::json;
 use std::path::Path;
 
 use approx::assert_abs_diff_eq;
@@ -38,12 +39,7 @@ fn minilm_matches_transformers_hidden_states() {
     .unwrap();
     for s in doc["sentences"].as_array().unwrap() {
         let ids = tok.encode(s["text"].as_str().unwrap()).unwrap();
-        let expected_ids: Vec<i64> = s["input_ids"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_i64().unwrap())
-            .collect();
+        let expected_ids: Vec<i64> = json::ints(&s["input_ids"]);
         assert_eq!(ids, expected_ids);
         let n = ids.len() as i64;
         let out = model

@@ -7,6 +7,7 @@
 //! distinct CrowS-Pairs and StereoSet sentence through one SHA-256 of all their ids.
 
 use bias_plm::PlmTokenizer;
+use bias_testkit::json;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -64,12 +65,7 @@ fn check(arch: &str) {
     );
     for s in check["strings"].as_array().unwrap() {
         let text = s["text"].as_str().unwrap();
-        let want: Vec<i64> = s["input_ids"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_i64().unwrap())
-            .collect();
+        let want: Vec<i64> = json::ints(&s["input_ids"]);
         assert_eq!(
             tok.encode(text).unwrap(),
             want,

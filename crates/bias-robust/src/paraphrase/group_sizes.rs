@@ -11,7 +11,6 @@
 //! spread over the type's originals as evenly as their paraphrases allow.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fmt;
 use std::str::FromStr;
 
 use bias_core::{BiasType, SentencePair};
@@ -72,12 +71,6 @@ impl Table1Reading {
     }
 }
 
-impl fmt::Display for Table1Reading {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 impl FromStr for Table1Reading {
     type Err = RobustError;
     fn from_str(s: &str) -> Result<Self, RobustError> {
@@ -105,12 +98,6 @@ impl GroupSizes {
     /// `all` or `paper` (the CLI's names) ([`bias_core::Choice`] spells them).
     pub fn name(self) -> &'static str {
         bias_core::Choice::choice_name(self)
-    }
-}
-
-impl fmt::Display for GroupSizes {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
