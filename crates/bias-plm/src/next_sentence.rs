@@ -12,6 +12,7 @@
 //! and padding is masked out). The head is `BertPooler` (`tanh(dense(h_[CLS]))`) and then
 //! `cls.seq_relationship`, a linear layer to two logits, index 0 = "B is next".
 
+use crate::model::EncoderInput;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -315,11 +316,13 @@ impl NextSentenceModel {
         let hidden = self
             .encoder
             .forward_typed(
-                &to(&ids)?,
+                EncoderInput {
+                    ids: &to(&ids)?,
+                    attention_mask: &to(&mask)?,
+                    request: EncodeRequest::default(),
+                    dropout: Dropout::NONE,
+                },
                 Some(&to(&types)?),
-                &to(&mask)?,
-                EncodeRequest::default(),
-                Dropout::NONE,
             )?
             .last_hidden;
         let pooled = self.pooler.forward(&hidden.f_select(1, 0)?)?.f_tanh()?;

@@ -47,6 +47,7 @@
 //! rows): each gathered entry is the same dot product `transformers` computes, without the
 //! `[length × 2·buckets]` products it throws away.
 
+use crate::model::EncoderInput;
 use crate::model::Trace;
 use serde::Deserialize;
 use tch::{Device, Kind, Tensor};
@@ -54,7 +55,7 @@ use tch::{Device, Kind, Tensor};
 use super::layers::{activate, finfo_min, Dropout, HeadNames, LayerNorm, Linear, MlmHead, Weights};
 use super::Backbone;
 use crate::config::Activation;
-use crate::{EncodeRequest, EncoderOutput, ModelConfig, PlmError};
+use crate::{EncoderOutput, ModelConfig, PlmError};
 use super::boxed_load;
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
@@ -714,13 +715,13 @@ impl DebertaEncoder {
 }
 
 impl Backbone for DebertaEncoder {
-    fn forward(
-        &self,
-        ids: &Tensor,
-        attention_mask: &Tensor,
-        request: EncodeRequest,
-        dropout: Dropout,
-    ) -> Result<EncoderOutput, PlmError> {
+    fn forward(&self, input: EncoderInput<'_>) -> Result<EncoderOutput, PlmError> {
+        let EncoderInput {
+            ids,
+            attention_mask,
+            request,
+            dropout,
+        } = input;
         let l = ids.size()[1];
         let mask = attention_mask.f_to_kind(self.kind)?.f_unsqueeze(2)?; // [B, L, 1]
         let embedded = drop(self.embeddings.forward(ids, &mask)?, dropout.hidden)?;

@@ -6,6 +6,7 @@
 //! ([`Dropout::NONE`]: dropout is the identity); fine-tuning passes the configuration's dropout
 //! rates, applied where `transformers` applies them.
 
+use crate::model::EncoderInput;
 use crate::model::Trace;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,7 +14,7 @@ use std::path::{Path, PathBuf};
 use tch::{Device, Kind, Tensor};
 
 use crate::config::Activation;
-use crate::{EncodeRequest, EncoderOutput, ModelConfig, PlmError};
+use crate::{EncoderOutput, ModelConfig, PlmError};
 
 /// The parameters of a checkpoint by Hugging Face name, converted on request to the model's
 /// device and floating-point kind.
@@ -597,26 +598,19 @@ pub(crate) struct Encoder {
 }
 
 impl Encoder {
-    /// Runs the encoder on validated inputs on the model's device.
-    pub(crate) fn forward(
-        &self,
-        ids: &Tensor,
-        attention_mask: &Tensor,
-        request: EncodeRequest,
-        dropout: Dropout,
-    ) -> Result<EncoderOutput, PlmError> {
-        self.forward_typed(ids, None, attention_mask, request, dropout)
-    }
-
-    /// [`Encoder::forward`] with token types (`None`: type 0 everywhere).
+    /// Runs the encoder on validated inputs on the model's device, with token types (`None`:
+    /// type 0 everywhere).
     pub(crate) fn forward_typed(
         &self,
-        ids: &Tensor,
+        input: EncoderInput<'_>,
         types: Option<&Tensor>,
-        attention_mask: &Tensor,
-        request: EncodeRequest,
-        dropout: Dropout,
     ) -> Result<EncoderOutput, PlmError> {
+        let EncoderInput {
+            ids,
+            attention_mask,
+            request,
+            dropout,
+        } = input;
         let mask = KeyMask::new(attention_mask, self.kind)?;
         let mut hidden = drop(self.embeddings.forward_typed(ids, types)?, dropout.hidden)?;
         if let Some(mapping) = &self.mapping_in {

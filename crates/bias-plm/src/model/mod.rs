@@ -119,24 +119,22 @@ pub(crate) trait Backbone: std::fmt::Debug + Send {
     /// Runs the stack on validated inputs on the model's device (int64 `ids` and 0/1
     /// `attention_mask`, both `[batch, length]`), with the given dropout ([`Dropout::NONE`] for
     /// scoring). Padding must not change any value at a non-padding position.
-    fn forward(
-        &self,
-        ids: &Tensor,
-        attention_mask: &Tensor,
-        request: EncodeRequest,
-        dropout: Dropout,
-    ) -> Result<EncoderOutput, PlmError>;
+    fn forward(&self, input: EncoderInput<'_>) -> Result<EncoderOutput, PlmError>;
+}
+
+/// What an encoder runs on: token ids and their 0/1 attention mask (both `[batch, length]`),
+/// what to return besides the last hidden states, and the dropout of the pass.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EncoderInput<'a> {
+    pub(crate) ids: &'a Tensor,
+    pub(crate) attention_mask: &'a Tensor,
+    pub(crate) request: EncodeRequest,
+    pub(crate) dropout: Dropout,
 }
 
 impl Backbone for Encoder {
-    fn forward(
-        &self,
-        ids: &Tensor,
-        attention_mask: &Tensor,
-        request: EncodeRequest,
-        dropout: Dropout,
-    ) -> Result<EncoderOutput, PlmError> {
-        Encoder::forward(self, ids, attention_mask, request, dropout)
+    fn forward(&self, input: EncoderInput<'_>) -> Result<EncoderOutput, PlmError> {
+        Encoder::forward_typed(self, input, None)
     }
 }
 
@@ -389,9 +387,12 @@ impl PlmModel {
         dropout: Dropout,
     ) -> Result<Tensor, PlmError> {
         let (ids, mask) = self.prepare(input_ids, attention_mask)?;
-        let out = self
-            .encoder
-            .forward(&ids, &mask, EncodeRequest::default(), dropout)?;
+        let out = self.encoder.forward(EncoderInput {
+            ids: &ids,
+            attention_mask: &mask,
+            request: EncodeRequest::default(),
+            dropout,
+        })?;
         Ok(out.last_hidden)
     }
 
@@ -458,7 +459,12 @@ impl MaskedLanguageModel for PlmModel {
     ) -> Result<EncoderOutput, PlmError> {
         let _guard = tch::no_grad_guard();
         let (ids, mask) = self.prepare(input_ids, attention_mask)?;
-        self.encoder.forward(&ids, &mask, request, Dropout::NONE)
+        self.encoder.forward(EncoderInput {
+            ids: &ids,
+            attention_mask: &mask,
+            request,
+            dropout: Dropout::NONE,
+        })
     }
 
     fn mlm_logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {

@@ -25,6 +25,7 @@
 //! stays padded: padded keys get `finfo.min` added to their scores in every layer and the window
 //! is a band mask, so padding changes no value at a token.
 
+use crate::model::EncoderInput;
 use crate::model::Trace;
 use std::path::Path;
 
@@ -34,7 +35,7 @@ use tch::{Kind, Tensor};
 use super::layers::{activate, finfo_min, LayerNorm, Linear, MlmHead, Weights};
 use super::Dropout;
 use crate::config::Activation;
-use crate::{EncodeRequest, EncoderOutput, ModelConfig, PlmError};
+use crate::{EncoderOutput, ModelConfig, PlmError};
 use super::boxed_load;
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
@@ -493,13 +494,13 @@ impl super::Backbone for ModernBertEncoder {
     /// inside the MLP, and `embedding_dropout` to the embeddings unless `dropout` is
     /// [`Dropout::NONE`]. The returned hidden states follow `output_hidden_states=True`: the
     /// embeddings, then each layer's output, the last one after `final_norm`.
-    fn forward(
-        &self,
-        ids: &Tensor,
-        attention_mask: &Tensor,
-        request: EncodeRequest,
-        dropout: Dropout,
-    ) -> Result<EncoderOutput, PlmError> {
+    fn forward(&self, input: EncoderInput<'_>) -> Result<EncoderOutput, PlmError> {
+        let EncoderInput {
+            ids,
+            attention_mask,
+            request,
+            dropout,
+        } = input;
         let size = ids.size();
         let (b, l) = (size[0], size[1]);
         let device = ids.device();

@@ -17,17 +17,18 @@
 //! default of 32 buckets, whatever `relative_attention_num_buckets` says, so this does too (and
 //! refuses a table with fewer rows, on which `transformers` fails).
 
+use crate::model::EncoderInput;
 use crate::model::Trace;
 use serde::Deserialize;
 use tch::{Kind, Tensor};
 
 use super::layers::{
-    activate, finfo_min, Dropout, Embeddings, HeadNames, LayerNorm, Linear, MlmHead, PositionIds,
+    activate, finfo_min, Embeddings, HeadNames, LayerNorm, Linear, MlmHead, PositionIds,
     Weights,
 };
 use super::Backbone;
 use crate::config::Activation;
-use crate::{EncodeRequest, EncoderOutput, ModelConfig, PlmError};
+use crate::{EncoderOutput, ModelConfig, PlmError};
 use super::boxed_load;
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
@@ -187,13 +188,13 @@ fn drop(x: Tensor, p: f64) -> Result<Tensor, PlmError> {
 }
 
 impl Backbone for MpnetEncoder {
-    fn forward(
-        &self,
-        ids: &Tensor,
-        attention_mask: &Tensor,
-        request: EncodeRequest,
-        dropout: Dropout,
-    ) -> Result<EncoderOutput, PlmError> {
+    fn forward(&self, input: EncoderInput<'_>) -> Result<EncoderOutput, PlmError> {
+        let EncoderInput {
+            ids,
+            attention_mask,
+            request,
+            dropout,
+        } = input;
         let size = ids.size();
         let (b, l) = (size[0], size[1]);
         // `(1 − mask)·finfo.min`, `[batch, 1, 1, length]` (transformers' eager bidirectional mask).
