@@ -108,18 +108,7 @@ pub(crate) fn load(
             )?);
         }
     }
-    let head = if with_head {
-        Some(MlmHead::load(
-            w,
-            &HEAD,
-            config,
-            config.hidden_act,
-            e,
-            &embeddings.word,
-        )?)
-    } else {
-        None
-    };
+    let head = MlmHead::load_if(with_head, w, &HEAD, config, (config.hidden_act, e), &embeddings.word)?;
     Ok((
         Encoder {
             embeddings,

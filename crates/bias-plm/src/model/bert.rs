@@ -68,13 +68,7 @@ pub(crate) fn load_encoder(
             )
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Encoder {
-        embeddings,
-        mapping_in: None,
-        schedule: (0..blocks.len()).map(|i| vec![i]).collect(),
-        blocks,
-        kind: w.kind(),
-    })
+    Ok(Encoder::sequential(embeddings, blocks, w.kind()))
 }
 
 /// Loads a BERT encoder (absolute positions) under `base`, without any head: the encoder of
@@ -96,17 +90,6 @@ pub(crate) fn load(
     with_head: bool,
 ) -> Result<(Encoder, Option<MlmHead>), PlmError> {
     let encoder = load_encoder(w, config, base, PositionIds::Absolute)?;
-    let head = if with_head {
-        Some(MlmHead::load(
-            w,
-            &HEAD,
-            config,
-            config.hidden_act,
-            config.hidden_size,
-            &encoder.embeddings.word,
-        )?)
-    } else {
-        None
-    };
+    let head = MlmHead::load_if(with_head, w, &HEAD, config, (config.hidden_act, config.hidden_size), &encoder.embeddings.word)?;
     Ok((encoder, head))
 }

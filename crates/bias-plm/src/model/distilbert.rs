@@ -98,26 +98,9 @@ pub(crate) fn load(
             )
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let head = if with_head {
-        Some(MlmHead::load(
-            w,
-            &HEAD,
-            config,
-            config.hidden_act,
-            config.hidden_size,
-            &embeddings.word,
-        )?)
-    } else {
-        None
-    };
+    let head = MlmHead::load_if(with_head, w, &HEAD, config, (config.hidden_act, config.hidden_size), &embeddings.word)?;
     Ok((
-        Encoder {
-            embeddings,
-            mapping_in: None,
-            schedule: (0..blocks.len()).map(|i| vec![i]).collect(),
-            blocks,
-            kind: w.kind(),
-        },
+        Encoder::sequential(embeddings, blocks, w.kind()),
         head,
     ))
 }

@@ -92,18 +92,7 @@ pub(crate) fn load(
             )
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let head = if with_head {
-        Some(MlmHead::load(
-            w,
-            &HEAD,
-            config,
-            Activation::Gelu,
-            e,
-            &embeddings.word,
-        )?)
-    } else {
-        None
-    };
+    let head = MlmHead::load_if(with_head, w, &HEAD, config, (Activation::Gelu, e), &embeddings.word)?;
     Ok((
         Encoder {
             embeddings,

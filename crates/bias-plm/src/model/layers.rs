@@ -598,6 +598,21 @@ pub(crate) struct Encoder {
 }
 
 impl Encoder {
+    /// An encoder running `blocks` once each, in order (every family but ALBERT's shared
+    /// groups).
+    pub(crate) fn sequential(
+        embeddings: Embeddings,
+        blocks: Vec<TransformerBlock>,
+        kind: Kind,
+    ) -> Self {
+        Encoder {
+            embeddings,
+            mapping_in: None,
+            schedule: (0..blocks.len()).map(|i| vec![i]).collect(),
+            blocks,
+            kind,
+        }
+    }
     /// Runs the encoder on validated inputs on the model's device, with token types (`None`:
     /// type 0 everywhere).
     pub(crate) fn forward_typed(
@@ -655,6 +670,20 @@ pub(crate) struct HeadNames {
 }
 
 impl MlmHead {
+    /// [`MlmHead::load`] when `with_head`, else `None` (an encoder loaded for embeddings).
+    pub(crate) fn load_if(
+        with_head: bool,
+        w: &Weights,
+        names: &HeadNames,
+        config: &ModelConfig,
+        (act, width): (Activation, i64),
+        word: &Tensor,
+    ) -> Result<Option<Self>, PlmError> {
+        with_head
+            .then(|| Self::load(w, names, config, act, width, word))
+            .transpose()
+    }
+
     /// Loads a head whose dense layer maps `hidden → width` and whose decoder maps
     /// `width → vocab`; `word` is the word-embedding matrix `[vocab, width]` for a tied
     /// decoder. A checkpoint without `{dense}.weight` has no head:

@@ -277,18 +277,7 @@ pub(crate) fn load(
     let buckets = Tensor::from_slice(&table)
         .f_view([n, n])?
         .f_to_device(w.device())?;
-    let head = if with_head {
-        Some(MlmHead::load(
-            w,
-            &HEAD,
-            config,
-            Activation::Gelu,
-            config.hidden_size,
-            &embeddings.word,
-        )?)
-    } else {
-        None
-    };
+    let head = MlmHead::load_if(with_head, w, &HEAD, config, (Activation::Gelu, config.hidden_size), &embeddings.word)?;
     Ok((
         MpnetEncoder {
             embeddings,

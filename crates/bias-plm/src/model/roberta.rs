@@ -51,17 +51,6 @@ pub(crate) fn load(
         pad: config.pad_token_id,
     };
     let encoder = bert::load_encoder(w, config, base, positions)?;
-    let head = if with_head {
-        Some(MlmHead::load(
-            w,
-            &HEAD,
-            config,
-            Activation::Gelu,
-            config.hidden_size,
-            &encoder.embeddings.word,
-        )?)
-    } else {
-        None
-    };
+    let head = MlmHead::load_if(with_head, w, &HEAD, config, (Activation::Gelu, config.hidden_size), &encoder.embeddings.word)?;
     Ok((encoder, head))
 }
