@@ -3,10 +3,10 @@
 //! log-likelihood (fixtures/plm/lm_eval_crows_gpt2.json), every measure applies unchanged, and a
 //! scorer of the other family is a usage error naming the model type and its scorers.
 
+use crate::support::bias;
 use approx::abs_diff_eq;
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use bias_testkit::Run;
@@ -14,10 +14,6 @@ use bias_testkit::{data_dir, fixture_model as model, root};
 
 fn scratch(name: &str) -> PathBuf {
     bias_testkit::scratch(&format!("causal-{name}"))
-}
-
-fn bias() -> Command {
-    Command::cargo_bin("bias").unwrap()
 }
 
 #[test]

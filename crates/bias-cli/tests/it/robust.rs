@@ -1,10 +1,10 @@
 //! `bias robust …` and `bias report` end to end on the demo score table and a second table made
 //! from it in the test.
 
+use crate::support::{bias_output as bias, bias_stdout as run};
 use approx::abs_diff_eq;
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use bias_testkit::root;
@@ -37,20 +37,6 @@ fn second_model(dir: &std::path::Path) -> String {
         .write_csv_path(&path)
         .unwrap();
     path.display().to_string()
-}
-
-fn run(args: &[&str]) -> Vec<u8> {
-    let out = Command::cargo_bin("bias")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "bias {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
 }
 
 #[test]
@@ -117,14 +103,6 @@ fn as_scorer(dir: &std::path::Path, scorer: &str, model: &str, by: f64) -> Strin
         .write_csv_path(&path)
         .unwrap();
     path.display().to_string()
-}
-
-fn bias(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("bias")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 #[test]

@@ -3,23 +3,15 @@
 //! already, and the near-tie band on each scorer's scale. The model is the tiny random BERT of
 //! `fixtures/models/bert`: the agreement numbers mean nothing, the counts and bands do.
 
+use crate::support::bias_output as bias;
 use approx::{abs_diff_eq, assert_abs_diff_eq};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use bias_testkit::root;
 
 fn path(rel: &str) -> String {
     root().join(rel).display().to_string()
-}
-
-fn bias(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("bias")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 fn json(args: &[&str]) -> Vec<Value> {

@@ -1,21 +1,16 @@
 //! `bias score` / `evaluate` end to end on the real data sets with a fixture model: every row is
 //! written, an interrupted run resumes into a byte-identical file, and bad requests are errors.
 
+use crate::support::bias;
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
-
-use assert_cmd::Command;
 
 use bias_testkit::{assert_success, Run};
 use bias_testkit::{data_dir, fixture_model as model, root};
 
 fn scratch(name: &str) -> PathBuf {
     bias_testkit::scratch(&format!("score-{name}"))
-}
-
-fn bias() -> Command {
-    Command::cargo_bin("bias").unwrap()
 }
 
 fn score_args(arch: &str, dataset: &str, scorers: &str, out: &Path) -> Vec<String> {

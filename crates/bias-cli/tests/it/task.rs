@@ -3,9 +3,9 @@
 //! scoring again, and equals the library's numbers (which tests/it/lm_eval_tasks.rs and
 //! tests/it/stereoset_full.rs check against lm-evaluation-harness and StereoSet's code).
 
+use crate::support::bias;
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use bias_testkit::root;
@@ -30,10 +30,6 @@ fn data_dir() -> String {
 
 fn scratch(name: &str) -> PathBuf {
     bias_testkit::scratch(&format!("task-{name}"))
-}
-
-fn bias() -> Command {
-    Command::cargo_bin("bias").unwrap()
 }
 
 fn run(args: &[&str]) -> String {
