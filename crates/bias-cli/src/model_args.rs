@@ -9,20 +9,10 @@ use bias_plm::{
     AlignmentOrder, BatchOptions, DeviceSpec, LanguageModel, MaskedLm, Precision, ScorerKind,
     ScoringOptions, SssAverage,
 };
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use crate::choice::choice;
 use crate::error::CliError;
-
-/// Whether CPS rounds each sentence score before the comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CpsRoundArg {
-    /// Round to 3 decimals (Nangia's and Kaneko & Bollegala's scripts).
-    #[value(name = "3")]
-    Three,
-    /// Compare unrounded scores (the papers' definition; Liu et al.'s code).
-    None,
-}
 
 /// The scorer names of a `--scorers` list, in order; the model's defaults
 /// ([`LanguageModel::default_scorers`]) when the list is empty (the flag left out).

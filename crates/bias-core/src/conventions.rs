@@ -55,6 +55,25 @@ impl SssAverage {
     }
 }
 
+crate::choice! {
+    /// Whether CPS rounds each sentence score before the comparison (the `--cps-round` of a
+    /// reproduction): [`ScoringConventions::cps_round_3`] as an option.
+    pub enum CpsRounding: "CPS rounding" {
+        /// Round to 3 decimals (Nangia et al.'s `metric.py` and Kaneko & Bollegala's
+        /// `evaluate.py`).
+        Three = "3" => "Round to 3 decimals (Nangia's and Kaneko & Bollegala's scripts)",
+        /// Compare unrounded scores (the papers' definition; Liu et al.'s `evaluation.py`).
+        Unrounded = "none" => "Compare unrounded scores (the papers' definition; Liu et al.'s code)",
+    }
+}
+
+impl CpsRounding {
+    /// Whether scores are rounded to 3 decimals ([`ScoringConventions::cps_round_3`]).
+    pub fn rounds_to_3(self) -> bool {
+        self == CpsRounding::Three
+    }
+}
+
 /// The scorer conventions a model's scores were computed with (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ScoringConventions {

@@ -86,7 +86,7 @@ pub use capability::{
     SplitByContext, TokenPredictor, TokenQuery,
 };
 pub use choice::{Choice, Named};
-pub use conventions::{ScoringConventions, SssAverage};
+pub use conventions::{CpsRounding, ScoringConventions, SssAverage};
 pub use error::CoreError;
 pub use measurement::{Measurement, TypeValue};
 pub use names::{DatasetName, ModelName, ScorerName};

@@ -84,6 +84,42 @@ pub enum Intersentence {
     NextSentenceHead,
 }
 
+bias_core::choice! {
+    /// How the user asks for intersentence scoring (`--intersentence`): a fixed
+    /// [`Intersentence`], or `auto`, the next-sentence head when the checkpoint has one.
+    #[derive(Default)]
+    pub enum IntersentenceChoice: "intersentence scoring" {
+        /// The next-sentence head if the checkpoint has one, else `conditional`.
+        #[default]
+        Auto = "auto" => "The next-sentence head if the checkpoint has one, else conditional",
+        /// [`Intersentence::Conditional`].
+        Conditional = "conditional" =>
+            "log P(\" \" + sentence | context) per token (PLL given the context for a masked LM)",
+        /// [`Intersentence::NextSentenceHead`].
+        NextSentenceHead = "next-sentence-head" =>
+            "log P(IsNext) of BERT's next-sentence head (an error without one)",
+    }
+}
+
+impl IntersentenceChoice {
+    /// The scoring this choice asks for; `has_head` tells, for `auto`, whether the checkpoint
+    /// has a next-sentence head (asked only then).
+    ///
+    /// # Errors
+    /// `has_head`'s.
+    pub fn resolve<E>(
+        self,
+        has_head: impl FnOnce() -> Result<bool, E>,
+    ) -> Result<Intersentence, E> {
+        Ok(match self {
+            IntersentenceChoice::Conditional => Intersentence::Conditional,
+            IntersentenceChoice::NextSentenceHead => Intersentence::NextSentenceHead,
+            IntersentenceChoice::Auto if has_head()? => Intersentence::NextSentenceHead,
+            IntersentenceChoice::Auto => Intersentence::Conditional,
+        })
+    }
+}
+
 impl Intersentence {
     /// The name written in results and run logs.
     pub fn as_str(self) -> &'static str {

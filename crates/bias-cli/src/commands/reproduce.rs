@@ -19,7 +19,7 @@ use crate::error::CliError;
 mod kaneko2023;
 mod paraphrase;
 mod schroeder2024;
-use crate::model_args::{CpsRoundArg, DeviceArgs};
+use crate::model_args::DeviceArgs;
 
 /// Arguments of `bias reproduce`.
 #[derive(Debug, Args)]
@@ -56,8 +56,8 @@ pub struct ReproduceArgs {
     /// Whether CPS rounds each sentence score before comparing: `3` (3 decimals, kaneko2022's
     /// evaluate.py) or `none` (liu2024's evaluation.py and the definition). Default: the paper's
     /// own code.
-    #[arg(long, value_enum)]
-    pub cps_round: Option<CpsRoundArg>,
+    #[arg(long, value_parser = choice::<bias_core::CpsRounding>())]
+    pub cps_round: Option<bias_core::CpsRounding>,
     /// liu2024: the JSS of Eq. 9, the authors' code (default; it produced the paper's numbers)
     /// or the paper's text (the true Jensen–Shannon divergence in bits).
     #[arg(long = "liu2024-jss", value_parser = choice::<JssVariant>(), default_value = "authors")]
@@ -114,7 +114,7 @@ impl ReproduceArgs {
             c.sss = sss;
         }
         if let Some(round) = self.cps_round {
-            c.cps_round_3 = round == CpsRoundArg::Three;
+            c.cps_round_3 = round.rounds_to_3();
         }
         c
     }

@@ -11,8 +11,10 @@ use bias_data::bbq::BbqCategory;
 use bias_data::layout::StereoSetSplit;
 use bias_plm::{CausalLm, CausalScorerKind, ScoringOptions};
 use bias_tasks::bbq::run_bbq;
-use bias_tasks::stereoset::Intersentence;
+use bias_tasks::stereoset::{Intersentence, IntersentenceChoice};
 use bias_tasks::winogender as wg;
+
+use crate::choice::choice;
 use bias_tasks::{
     import_shard_logs, score_shard, shard_log_path, shard_logs_beside, ChoiceRunOptions,
 };
@@ -52,19 +54,8 @@ pub struct StereoSetArgs {
     /// How intersentence sentences are scored: `auto` reads BERT's next-sentence head when the
     /// checkpoint has one (StereoSet's evaluation of BERT) and the conditional log-likelihood
     /// otherwise.
-    #[arg(long, value_enum, default_value_t = IntersentenceArg::Auto)]
-    pub intersentence: IntersentenceArg,
-}
-
-/// `--intersentence`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum IntersentenceArg {
-    /// The next-sentence head if the checkpoint has one, else `conditional`.
-    Auto,
-    /// log P(" " + sentence | context) per token (PLL given the context for a masked LM).
-    Conditional,
-    /// log P(IsNext) of BERT's next-sentence head (an error without one).
-    NextSentenceHead,
+    #[arg(long, value_parser = choice::<IntersentenceChoice>(), default_value = "auto")]
+    pub intersentence: IntersentenceChoice,
 }
 
 /// What every task takes: a causal LM, the data and the engine settings.
@@ -336,16 +327,10 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     let t = &args.task;
     let set = bias_data::stereoset::read_stereoset_path(args.split.path(&t.data_dir))?;
     let lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
-    let intersentence = match args.intersentence {
-        IntersentenceArg::Conditional => Intersentence::Conditional,
-        IntersentenceArg::NextSentenceHead => Intersentence::NextSentenceHead,
-        IntersentenceArg::Auto
-            if bias_plm::has_next_sentence_head(crate::model_args::resolve_model(&t.model)?.0)? =>
-        {
-            Intersentence::NextSentenceHead
-        }
-        IntersentenceArg::Auto => Intersentence::Conditional,
-    };
+    let intersentence = args.intersentence.resolve(|| -> Result<bool, CliError> {
+        let folder = crate::model_args::resolve_model(&t.model)?.0;
+        Ok(bias_plm::has_next_sentence_head(folder)?)
+    })?;
     let head = match intersentence {
         Intersentence::NextSentenceHead => Some(t.device.open_next_sentence(&t.model)?),
         Intersentence::Conditional => None,

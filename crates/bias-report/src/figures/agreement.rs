@@ -7,7 +7,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::output::{input_error, render, DrawResult, Figure};
+use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
     box_swatch, colour, finite_range, font, legend, padded, CAPTION_SIZE, GREY, LABEL_SIZE,
     PALETTE, TICK_SIZE,
@@ -152,11 +152,7 @@ impl Figure for BarPanels {
         )
     }
 
-    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static,
-    {
+    fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let root = root.titled(self.caption, font(CAPTION_SIZE))?;
         for (area, panel) in root.split_evenly(self.grid).iter().zip(&self.panels) {
             draw_bars(area, panel)?;
@@ -165,11 +161,7 @@ impl Figure for BarPanels {
     }
 }
 
-fn draw_bars<DB>(area: &DrawingArea<DB, Shift>, p: &Bars) -> DrawResult
-where
-    DB: DrawingBackend,
-    DB::ErrorType: 'static,
-{
+fn draw_bars<DB: Backend>(area: &DrawingArea<DB, Shift>, p: &Bars) -> DrawResult {
     let n = p.models.len();
     let top = p.counts.iter().map(|c| c.1).max().unwrap_or(0).max(1) as f64 * 1.3;
     let mut chart = ChartBuilder::on(area)
@@ -304,11 +296,7 @@ impl Figure for Scatter {
         (1100, 640)
     }
 
-    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static,
-    {
+    fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let mut chart = ChartBuilder::on(root)
             .caption("MDIFF of every pair by model", font(CAPTION_SIZE))
             .margin(16)

@@ -10,7 +10,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::density_grid::{first_appearance, TITLE_HEIGHT};
 use super::legend_strip::{legend_strip, strip_height, Key};
-use super::output::{input_error, render, DrawResult, Figure};
+use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::CAPTION_SIZE;
 use super::style::{colour, decimals, finite_range, font, padded, GREY, LABEL_SIZE, TICK_SIZE};
 use bias_robust::RobustnessReport;
@@ -218,11 +218,7 @@ impl Figure for CurvePanels {
         )
     }
 
-    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static,
-    {
+    fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let (width, _) = self.size();
         let (head, body) = root.split_vertically(TITLE_HEIGHT + self.strip(width));
         let strip = head.titled(&self.title, font(CAPTION_SIZE))?;
@@ -235,11 +231,7 @@ impl Figure for CurvePanels {
 }
 
 impl CurvePanels {
-    fn draw_panel<DB>(&self, area: &DrawingArea<DB, Shift>, p: &PanelData) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static,
-    {
+    fn draw_panel<DB: Backend>(&self, area: &DrawingArea<DB, Shift>, p: &PanelData) -> DrawResult {
         let (x, y) = (self.x, self.y);
         let mut chart = ChartBuilder::on(area)
             .caption(&p.title, font(LABEL_SIZE))

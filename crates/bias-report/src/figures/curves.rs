@@ -6,7 +6,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::output::{input_error, render, DrawResult, Figure};
+use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
     colour, dashed_swatch, decimals, finite_range, font, legend, padded, swatch, CAPTION_SIZE,
     LABEL_SIZE, TICK_SIZE,
@@ -109,11 +109,7 @@ impl Figure for CurveData {
         (1000, 640)
     }
 
-    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static,
-    {
+    fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let d = self;
         let mut chart = ChartBuilder::on(root)
             .caption(

@@ -8,7 +8,7 @@ use bias_metrics::Gaussian;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::output::{input_error, render, DrawResult, Figure};
+use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
     dashed_swatch, decimals, finite_range, font, legend, linspace, swatch, ANTI_COLOUR,
     CAPTION_SIZE, LABEL_SIZE, STEREO_COLOUR, TICK_SIZE,
@@ -100,11 +100,7 @@ impl Figure for DensityData {
         (1000, 640)
     }
 
-    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static,
-    {
+    fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let d = self;
         let (x0, x1) = (d.grid[0], d.grid[d.grid.len() - 1]);
         let mut chart = ChartBuilder::on(root)

@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::legend_strip::{legend_strip, strip_height, Key};
-use super::output::{input_error, render, DrawResult, Figure};
+use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
     decimals, finite_range, font, linspace, ANTI_COLOUR, CAPTION_SIZE, GREY, LABEL_SIZE,
     STEREO_COLOUR, TICK_SIZE,
@@ -201,11 +201,7 @@ impl Figure for DensityGrid {
         )
     }
 
-    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static,
-    {
+    fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let (_, height) = self.size();
         let (head, body) = root.split_vertically(height - self.rows.len() as u32 * ROW_HEIGHT);
         legend_strip(&head.titled(&self.title, font(CAPTION_SIZE))?, &KEYS)?;
@@ -232,16 +228,12 @@ const KEYS: [(Key, &str); 3] = [
     (Key::Dashed(GREY), "normal fit (dashed)"),
 ];
 
-fn draw_density_panel<DB>(
+fn draw_density_panel<DB: Backend>(
     area: &DrawingArea<DB, Shift>,
     caption: &str,
     row: &Row,
     p: &Panel,
-) -> DrawResult
-where
-    DB: DrawingBackend,
-    DB::ErrorType: 'static,
-{
+) -> DrawResult {
     let (x0, x1) = (row.grid[0], row.grid[row.grid.len() - 1]);
     let y_max = row.y_max;
     let mut chart = ChartBuilder::on(area)
@@ -277,11 +269,11 @@ where
 }
 
 /// A panel without data: its caption, a grey frame and `note` in the middle.
-fn draw_missing<DB>(area: &DrawingArea<DB, Shift>, caption: &str, note: &str) -> DrawResult
-where
-    DB: DrawingBackend,
-    DB::ErrorType: 'static,
-{
+fn draw_missing<DB: Backend>(
+    area: &DrawingArea<DB, Shift>,
+    caption: &str,
+    note: &str,
+) -> DrawResult {
     let inner = area.titled(caption, font(LABEL_SIZE))?;
     let (w, h) = inner.dim_in_pixel();
     let (w, h) = (w as i32, h as i32);

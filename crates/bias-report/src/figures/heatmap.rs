@@ -7,7 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::output::{input_error, render, DrawResult, Figure};
+use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{font, CAPTION_SIZE, LABEL_SIZE, TICK_SIZE};
 use bias_robust::MeasureCorrelation;
 
@@ -85,11 +85,7 @@ impl Figure for Heatmap<'_> {
         self.size
     }
 
-    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static,
-    {
+    fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let (corr, label_area) = (self.corr, self.label_area);
         let n = corr.measures.len();
         let nf = n as f64;

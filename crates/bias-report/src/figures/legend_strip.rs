@@ -8,7 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::output::DrawResult;
+use super::output::{Backend, DrawResult};
 use super::style::{box_swatch, dashed_swatch, font, swatch, LEGEND_SIZE};
 
 /// The mark of one legend entry: a solid line, a dashed line, a shaded band, a red ring.
@@ -63,12 +63,10 @@ fn strip_lines(widths: &[u32], width: u32) -> Vec<Vec<usize>> {
 
 /// Draws one legend for a whole figure on `area` (a strip above the panels): the entries in
 /// lines, each line centred.
-pub(super) fn legend_strip<DB, S>(area: &DrawingArea<DB, Shift>, keys: &[(Key, S)]) -> DrawResult
-where
-    DB: DrawingBackend,
-    DB::ErrorType: 'static,
-    S: AsRef<str>,
-{
+pub(super) fn legend_strip<DB: Backend, S: AsRef<str>>(
+    area: &DrawingArea<DB, Shift>,
+    keys: &[(Key, S)],
+) -> DrawResult {
     let widths: Vec<u32> = keys.iter().map(|k| label_width(k.1.as_ref())).collect();
     let (width, _) = area.dim_in_pixel();
     for (l, line) in strip_lines(&widths, width).iter().enumerate() {
@@ -92,11 +90,7 @@ where
     Ok(())
 }
 
-fn draw_key<DB>(area: &DrawingArea<DB, Shift>, key: Key, at: (i32, i32)) -> DrawResult
-where
-    DB: DrawingBackend,
-    DB::ErrorType: 'static,
-{
+fn draw_key<DB: Backend>(area: &DrawingArea<DB, Shift>, key: Key, at: (i32, i32)) -> DrawResult {
     match key {
         Key::Line(c) => area.draw(&swatch(c)(at))?,
         Key::Dashed(c) => area.draw(&dashed_swatch(c)(at))?,

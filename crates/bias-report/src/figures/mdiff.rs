@@ -6,7 +6,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::output::{input_error, render, DrawResult, Figure};
+use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
     box_swatch, finite_range, font, legend, padded, CAPTION_SIZE, GREY, LABEL_SIZE, PALETTE,
     TICK_SIZE,
@@ -85,11 +85,7 @@ impl Figure for HistData {
         (1000, 640)
     }
 
-    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static,
-    {
+    fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let d = self;
         let (x0, x1) = (d.edges[0], d.edges[d.edges.len() - 1]);
         let top = d

@@ -18,11 +18,14 @@ pub(super) trait Figure {
     fn size(&self) -> (u32, u32);
 
     /// Draws the figure on `root` (already filled white).
-    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static;
+    fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult;
 }
+
+/// A plotters backend whose errors are `'static` (so that a draw error can be boxed): the PNG
+/// and SVG backends a figure is drawn on.
+pub(super) trait Backend: DrawingBackend<ErrorType: 'static> {}
+
+impl<B: DrawingBackend<ErrorType: 'static>> Backend for B {}
 
 /// `STEM.ext` (the extension is appended, never substituted).
 pub fn with_extension(stem: &Path, ext: &str) -> PathBuf {

@@ -6,7 +6,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::output::{input_error, render, DrawResult, Figure};
+use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
     colour, finite_range, font, legend, padded, swatch, CAPTION_SIZE, LABEL_SIZE, TICK_SIZE,
 };
@@ -49,11 +49,7 @@ impl Figure for Panels<'_> {
         (640 * self.panels.len() as u32, 520)
     }
 
-    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static,
-    {
+    fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let areas = root.split_evenly((1, self.panels.len()));
         for (panel, area) in self.panels.iter().zip(&areas) {
             let all = || panel.series.iter().flat_map(|s| s.points.iter());

@@ -6,7 +6,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::output::{input_error, render, DrawResult, Figure};
+use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
     colour, decimals, finite_range, font, legend, padded, swatch, CAPTION_SIZE, LABEL_SIZE,
     TICK_SIZE,
@@ -87,11 +87,7 @@ impl Figure for RateFigure<'_> {
         (cols as u32 * 520, rows as u32 * 380 + 50)
     }
 
-    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static,
-    {
+    fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let root = root.titled(self.title, font(CAPTION_SIZE))?;
         for (area, panel) in root.split_evenly(self.grid).iter().zip(self.panels) {
             draw_panel(area, panel)?;
@@ -100,11 +96,7 @@ impl Figure for RateFigure<'_> {
     }
 }
 
-fn draw_panel<DB>(area: &DrawingArea<DB, Shift>, p: &RatePanel) -> DrawResult
-where
-    DB: DrawingBackend,
-    DB::ErrorType: 'static,
-{
+fn draw_panel<DB: Backend>(area: &DrawingArea<DB, Shift>, p: &RatePanel) -> DrawResult {
     let x = finite_range(
         p.series
             .iter()

@@ -6,7 +6,7 @@ use bias_metrics::stats::RocCurve;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::output::{input_error, render, DrawResult, Figure};
+use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
     colour, dashed_swatch, font, legend, swatch, CAPTION_SIZE, GREY, LABEL_SIZE, TICK_SIZE,
 };
@@ -50,11 +50,7 @@ impl Figure for RocData<'_> {
         (760, 720)
     }
 
-    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static,
-    {
+    fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let mut chart = ChartBuilder::on(root)
             .caption("ROC against human labels", font(CAPTION_SIZE))
             .margin(16)

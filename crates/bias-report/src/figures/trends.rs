@@ -5,7 +5,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::output::{input_error, render, DrawResult, Figure};
+use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
     colour, decimals, finite_range, font, legend, padded, swatch, ANTI_COLOUR, CAPTION_SIZE, GREY,
     LABEL_SIZE, STEREO_COLOUR, TICK_SIZE,
@@ -136,11 +136,7 @@ impl Figure for TrendPanels {
         (cols as u32 * 470, rows as u32 * 360 + 50)
     }
 
-    fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
-    where
-        DB: DrawingBackend,
-        DB::ErrorType: 'static,
-    {
+    fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let root = root.titled(
             "Bias-controlled models: measures against the rate of bias r",
             font(CAPTION_SIZE),
@@ -152,11 +148,7 @@ impl Figure for TrendPanels {
     }
 }
 
-fn draw_trend_panel<DB>(area: &DrawingArea<DB, Shift>, p: &TrendPanel) -> DrawResult
-where
-    DB: DrawingBackend,
-    DB::ErrorType: 'static,
-{
+fn draw_trend_panel<DB: Backend>(area: &DrawingArea<DB, Shift>, p: &TrendPanel) -> DrawResult {
     let mut chart = ChartBuilder::on(area)
         .caption(&p.title, font(LABEL_SIZE))
         .margin(12)
