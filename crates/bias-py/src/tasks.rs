@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use bias_data::bbq::BbqCategory;
 use bias_data::layout::StereoSetSplit;
 use bias_plm::{CausalScorerKind, DeviceSpec, LanguageModel, NextSentenceModel, ScoringOptions};
+use bias_core::Choice;
 use bias_tasks::choice::ChoiceRunOptions;
-use bias_tasks::stereoset::Intersentence;
+use bias_tasks::stereoset::{Intersentence, IntersentenceChoice};
 use pyo3::prelude::*;
 
 use crate::{bias_error, device_of, kind_of, open, BiasError};
@@ -212,19 +213,9 @@ pub(crate) fn stereoset(
     let set = bias_data::stereoset::read_stereoset_path(split.path(&data_dir))
         .map_err(|e| bias_error(&e))?;
     let mut run = TaskRun::open(model, device, dtype, out)?;
-    let intersentence = match intersentence {
-        "conditional" => Intersentence::Conditional,
-        "next-sentence-head" => Intersentence::NextSentenceHead,
-        "auto" if bias_plm::has_next_sentence_head(&run.dir).map_err(|e| bias_error(&e))? => {
-            Intersentence::NextSentenceHead
-        }
-        "auto" => Intersentence::Conditional,
-        other => {
-            return Err(BiasError::new_err(format!(
-                "intersentence {other:?}: expected auto, conditional or next-sentence-head"
-            )))
-        }
-    };
+    let intersentence = IntersentenceChoice::parse_choice(intersentence)
+        .map_err(|e| bias_error(&e))?
+        .resolve(|| bias_plm::has_next_sentence_head(&run.dir).map_err(|e| bias_error(&e)))?;
     let head = match intersentence {
         Intersentence::NextSentenceHead => Some(
             NextSentenceModel::open(&run.dir, run.device, run.kind).map_err(|e| bias_error(&e))?,
