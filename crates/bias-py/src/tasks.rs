@@ -6,10 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
+use bias_core::Choice;
 use bias_data::bbq::BbqCategory;
 use bias_data::layout::StereoSetSplit;
 use bias_plm::{CausalScorerKind, DeviceSpec, LanguageModel, NextSentenceModel, ScoringOptions};
-use bias_core::Choice;
 use bias_tasks::choice::ChoiceRunOptions;
 use bias_tasks::stereoset::{Intersentence, IntersentenceChoice};
 use pyo3::prelude::*;

@@ -716,12 +716,7 @@ impl DebertaEncoder {
 
 impl Backbone for DebertaEncoder {
     fn forward(&self, input: EncoderInput<'_>) -> Result<EncoderOutput, PlmError> {
-        let EncoderInput {
-            ids,
-            attention_mask,
-            request,
-            dropout,
-        } = input;
+        let (ids, attention_mask, request, dropout) = input.parts();
         let l = ids.size()[1];
         let mask = attention_mask.f_to_kind(self.kind)?.f_unsqueeze(2)?; // [B, L, 1]
         let embedded = drop(self.embeddings.forward(ids, &mask)?, dropout.hidden)?;

@@ -620,12 +620,7 @@ impl Encoder {
         input: EncoderInput<'_>,
         types: Option<&Tensor>,
     ) -> Result<EncoderOutput, PlmError> {
-        let EncoderInput {
-            ids,
-            attention_mask,
-            request,
-            dropout,
-        } = input;
+        let (ids, attention_mask, request, dropout) = input.parts();
         let mask = KeyMask::new(attention_mask, self.kind)?;
         let mut hidden = drop(self.embeddings.forward_typed(ids, types)?, dropout.hidden)?;
         if let Some(mapping) = &self.mapping_in {

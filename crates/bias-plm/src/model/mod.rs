@@ -132,6 +132,13 @@ pub(crate) struct EncoderInput<'a> {
     pub(crate) dropout: Dropout,
 }
 
+impl<'a> EncoderInput<'a> {
+    /// Its ids, attention mask, request and dropout.
+    pub(crate) fn parts(self) -> (&'a Tensor, &'a Tensor, EncodeRequest, Dropout) {
+        (self.ids, self.attention_mask, self.request, self.dropout)
+    }
+}
+
 impl Backbone for Encoder {
     fn forward(&self, input: EncoderInput<'_>) -> Result<EncoderOutput, PlmError> {
         Encoder::forward_typed(self, input, None)

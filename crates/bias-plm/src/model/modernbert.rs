@@ -495,12 +495,7 @@ impl super::Backbone for ModernBertEncoder {
     /// [`Dropout::NONE`]. The returned hidden states follow `output_hidden_states=True`: the
     /// embeddings, then each layer's output, the last one after `final_norm`.
     fn forward(&self, input: EncoderInput<'_>) -> Result<EncoderOutput, PlmError> {
-        let EncoderInput {
-            ids,
-            attention_mask,
-            request,
-            dropout,
-        } = input;
+        let (ids, attention_mask, request, dropout) = input.parts();
         let size = ids.size();
         let (b, l) = (size[0], size[1]);
         let device = ids.device();

@@ -189,12 +189,7 @@ fn drop(x: Tensor, p: f64) -> Result<Tensor, PlmError> {
 
 impl Backbone for MpnetEncoder {
     fn forward(&self, input: EncoderInput<'_>) -> Result<EncoderOutput, PlmError> {
-        let EncoderInput {
-            ids,
-            attention_mask,
-            request,
-            dropout,
-        } = input;
+        let (ids, attention_mask, request, dropout) = input.parts();
         let size = ids.size();
         let (b, l) = (size[0], size[1]);
         // `(1 − mask)·finfo.min`, `[batch, 1, 1, length]` (transformers' eager bidirectional mask).
