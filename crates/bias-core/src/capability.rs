@@ -27,7 +27,7 @@
 use std::path::Path;
 
 use crate::run::RunSummary;
-use crate::SentencePair;
+use crate::{PairScorer, SentencePair};
 
 /// An error of a model runtime, boxed.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -286,6 +286,77 @@ impl<M: DatasetScorer + ?Sized> DatasetScorer for Box<M> {
         out: &Path,
     ) -> Result<RunSummary, BoxError> {
         (**self).score_into(dataset, pairs, out)
+    }
+}
+
+/// A [`PairScorer`] as a [`DatasetScorer`]: each data set scored into its table by
+/// [`crate::run::run_scoring`] (resumable), fingerprinted with the model's name and digest. A
+/// scorer of one's own (or a test's fake) takes part in a study this way, without a runtime of
+/// its own.
+#[derive(Debug, Clone)]
+pub struct ScoringRun<S> {
+    name: String,
+    model_sha256: String,
+    scorer: S,
+    conventions: Option<crate::ScoringConventions>,
+    chunk_pairs: usize,
+}
+
+impl<S: PairScorer> ScoringRun<S> {
+    /// `scorer` on the model `name` (its digest `model_sha256` goes into each run's
+    /// fingerprint), 64 pairs to a chunk, with no SSS or CPS conventions.
+    pub fn new(name: impl Into<String>, model_sha256: impl Into<String>, scorer: S) -> Self {
+        ScoringRun {
+            name: name.into(),
+            model_sha256: model_sha256.into(),
+            scorer,
+            conventions: None,
+            chunk_pairs: 64,
+        }
+    }
+
+    /// The conventions its SSS and CPS scores follow.
+    pub fn with_conventions(mut self, conventions: crate::ScoringConventions) -> Self {
+        self.conventions = Some(conventions);
+        self
+    }
+
+    /// The scorer.
+    pub fn scorer(&self) -> &S {
+        &self.scorer
+    }
+}
+
+impl<S: PairScorer> DatasetScorer for ScoringRun<S> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn conventions(&self) -> Option<crate::ScoringConventions> {
+        self.conventions
+    }
+
+    fn score_into(
+        &mut self,
+        dataset: &str,
+        pairs: &[SentencePair],
+        out: &Path,
+    ) -> Result<RunSummary, BoxError> {
+        let fingerprint = crate::run::RunFingerprint::new(
+            self.name.clone(),
+            self.model_sha256.clone(),
+            dataset,
+            pairs,
+            &self.scorer,
+            self.chunk_pairs,
+        );
+        Ok(crate::run::run_scoring(
+            &mut self.scorer,
+            pairs,
+            fingerprint,
+            out,
+            &mut |_, _| {},
+        )?)
     }
 }
 

@@ -140,7 +140,7 @@ macro_rules! choice {
         }
 
         impl ::std::fmt::Display for $ty {
-            /// The value's name ([`Choice::choice_name`]).
+            /// The value's name, as its `Choice` table spells it.
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str($crate::Choice::choice_name(*self))
             }

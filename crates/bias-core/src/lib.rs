@@ -83,7 +83,7 @@ pub use bias_type::{BiasType, Direction};
 pub use capability::{
     BoxError, Continuation, ContinuationScore, ContinuationScorer, DatasetScorer, DifferenceMasker,
     FineTuner, FineTuning, GenderTemplates, IntoMaskedLm, MaskFiller, MaybeTokenPredictor,
-    SplitByContext, TokenPredictor, TokenQuery,
+    ScoringRun, SplitByContext, TokenPredictor, TokenQuery,
 };
 pub use choice::{Choice, Named};
 pub use conventions::{CpsRounding, ScoringConventions, SssAverage};

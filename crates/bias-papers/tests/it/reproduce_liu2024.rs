@@ -8,9 +8,8 @@ use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use bias_core::run::{run_scoring, RunFingerprint, RunSummary};
 use bias_core::{
-    BoxError, DatasetScorer, PairOutcome, PairScore, PairScorer, ScoreTable, SentencePair,
+    DatasetScorer, PairOutcome, PairScore, PairScorer, ScoreTable, ScoringRun, SentencePair,
     SentenceScore,
 };
 use bias_papers::{reproduce_liu2024, Liu2024Options, Paper, Reproduction, Study};
@@ -61,7 +60,6 @@ fn score(m: u64, id: &str, s: u64, side: u64, bias: f64) -> f64 {
 /// A model that "scores" with `aul`, `cps` and `sss` by [`score`], biased by `bias` towards the
 /// stereotypical sentence.
 struct Fake {
-    name: String,
     seed: u64,
     bias: f64,
 }
@@ -96,34 +94,16 @@ fn sentence(score: f64) -> SentenceScore {
     }
 }
 
-impl DatasetScorer for Fake {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn conventions(&self) -> Option<bias_core::ScoringConventions> {
-        None
-    }
-    fn score_into(
-        &mut self,
-        dataset: &str,
-        pairs: &[SentencePair],
-        out: &Path,
-    ) -> Result<RunSummary, BoxError> {
-        let fp = RunFingerprint::new(self.name.clone(), "fake", dataset, pairs, &*self, 64);
-        Ok(run_scoring(self, pairs, fp, out, &mut |_, _| {})?)
-    }
-}
-
 fn models(biases: &[f64]) -> Vec<Box<dyn DatasetScorer>> {
     biases
         .iter()
         .enumerate()
         .map(|(i, &bias)| {
-            Box::new(Fake {
-                name: format!("m{i}"),
+            let fake = Fake {
                 seed: i as u64 + 1,
                 bias,
-            }) as Box<dyn DatasetScorer>
+            };
+            Box::new(ScoringRun::new(format!("m{i}"), "fake", fake)) as Box<dyn DatasetScorer>
         })
         .collect()
 }

@@ -10,9 +10,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use approx::assert_abs_diff_eq;
-use bias_core::run::{run_scoring, RunFingerprint, RunSummary};
 use bias_core::{
-    BoxError, DatasetScorer, PairOutcome, PairScore, PairScorer, SentencePair, SentenceScore,
+    DatasetScorer, PairOutcome, PairScore, PairScorer, ScoringRun, SentencePair, SentenceScore,
 };
 use bias_papers::{reproduce_paraphrase, Paper, Paraphrase2022Options, Reproduction, Study};
 use bias_robust::paraphrase::{
@@ -62,27 +61,9 @@ impl PairScorer for Fake {
     }
 }
 
-impl DatasetScorer for Fake {
-    fn name(&self) -> &str {
-        "fake"
-    }
-    fn conventions(&self) -> Option<bias_core::ScoringConventions> {
-        None
-    }
-    fn score_into(
-        &mut self,
-        dataset: &str,
-        pairs: &[SentencePair],
-        out: &Path,
-    ) -> Result<RunSummary, BoxError> {
-        let fp = RunFingerprint::new("fake", "fake", dataset, pairs, &*self, 64);
-        Ok(run_scoring(self, pairs, fp, out, &mut |_, _| {})?)
-    }
-}
-
 fn run(name: &str, options: &Paraphrase2022Options) -> Result<PathBuf, bias_papers::PaperError> {
     let dir = scratch(name);
-    let models: Vec<Box<dyn DatasetScorer>> = vec![Box::new(Fake)];
+    let models: Vec<Box<dyn DatasetScorer>> = vec![Box::new(ScoringRun::new("fake", "fake", Fake))];
     let mut study = Study::new(models, dir.join("data"), dir.join("scores"))?;
     let mut out = Reproduction::create(Paper::Paraphrase, dir.join("out"))?;
     let result = reproduce_paraphrase(&mut study, &mut out, options);
