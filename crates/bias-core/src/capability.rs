@@ -17,7 +17,7 @@
 //! | [`ContinuationScorer`] | log P(continuation \| context) | BBQ, Winogender, StereoSet intersentence |
 //! | [`IntoMaskedLm`] | is taken as a masked LM out of a mixed list | kaneko2023, schroeder2024 |
 //!
-//! [`DatasetScorer`] is built on [`PairScorer`](crate::PairScorer): any runtime gets it from
+//! [`DatasetScorer`] is built on [`PairScorer`]: any runtime gets it from
 //! its pair scorer through [`crate::run::run_scoring`].
 //!
 //! A list that mixes runtimes (masked and causal LMs in one reproduction of Kaneko & Bollegala
