@@ -106,6 +106,7 @@ macro_rules! family_handle {
 
 pub mod adapter;
 mod causal;
+mod checkpoint;
 mod config;
 mod continuation;
 pub mod controlled;

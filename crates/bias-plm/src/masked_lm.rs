@@ -87,29 +87,6 @@ impl MaskedLm {
         })
     }
 
-    /// Sets the name written to the score table's `model` column.
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
-        self.id.name = name.into();
-        self
-    }
-
-    /// The name written to the score table's `model` column.
-    pub fn name(&self) -> &str {
-        &self.id.name
-    }
-
-    /// The folder the model was opened from; for a model built from parts
-    /// ([`MaskedLm::from_parts`]), the pseudo-path `<in-memory model of NAME>`, which is no
-    /// folder.
-    pub fn dir(&self) -> &Path {
-        &self.id.dir
-    }
-
-    /// What the model is known by in tables and fingerprints.
-    pub(crate) fn id(&self) -> &ModelId {
-        &self.id
-    }
-
     /// The model.
     pub fn model(&self) -> &PlmModel {
         &self.model
@@ -130,16 +107,6 @@ impl MaskedLm {
         self.model.device()
     }
 
-    /// SHA-256 of the files that define the model (`config.json`, `tokenizer.json` and the
-    /// weights, hashes joined by `:`), computed on first use; for a model built from parts,
-    /// [`ModelParts::digest`] of them (which reads every tensor once).
-    ///
-    /// # Errors
-    /// [`PlmError::Core`] if a file cannot be read; [`PlmError::Torch`] if a tensor cannot.
-    pub fn digest(&self) -> Result<&str, PlmError> {
-        self.id.digest()
-    }
-
     /// A scorer for `kinds` on this model.
     ///
     /// # Errors
@@ -151,22 +118,69 @@ impl MaskedLm {
     ) -> Result<MlmScorer<'_>, PlmError> {
         MlmScorer::new(&self.model, &self.tokenizer, self.special, kinds, options)
     }
-
-    /// The fingerprint of a resumable run of `scorer` (built from this model) over `pairs` of
-    /// `dataset`, `chunk_pairs` pairs at a time.
-    ///
-    /// # Errors
-    /// As [`MaskedLm::digest`].
-    pub fn fingerprint(
-        &self,
-        scorer: &impl PairScorer,
-        dataset: &str,
-        pairs: &[SentencePair],
-        chunk_pairs: usize,
-    ) -> Result<RunFingerprint, PlmError> {
-        self.id.fingerprint(scorer, dataset, pairs, chunk_pairs)
-    }
 }
+
+/// The methods a loaded language model (`$ty`, holding its [`ModelId`] as `id`) answers about
+/// its identity: its name, folder, digest and run fingerprints, alike for masked and causal
+/// models.
+macro_rules! model_identity {
+    ($ty:ident) => {
+        impl $ty {
+            /// Sets the name written to the score table's `model` column.
+            pub fn with_name(mut self, name: impl Into<String>) -> Self {
+                self.id.name = name.into();
+                self
+            }
+
+            /// The name written to the score table's `model` column.
+            pub fn name(&self) -> &str {
+                &self.id.name
+            }
+
+            #[doc = concat!(
+                "The folder the model was opened from; for a model built from parts (`",
+                stringify!($ty),
+                "::from_parts`), the pseudo-path `<in-memory model of NAME>`, which is no folder."
+            )]
+            pub fn dir(&self) -> &std::path::Path {
+                &self.id.dir
+            }
+
+            /// What the model is known by in tables and fingerprints.
+            pub(crate) fn id(&self) -> &$crate::masked_lm::ModelId {
+                &self.id
+            }
+
+            /// SHA-256 of the files that define the model (`config.json`, `tokenizer.json` and
+            /// the weights, hashes joined by `:`), computed on first use; for a model built from
+            /// parts, `ModelParts::digest` of them (which reads every tensor once).
+            ///
+            /// # Errors
+            /// `PlmError::Core` if a file cannot be read; `PlmError::Torch` if a tensor cannot.
+            pub fn digest(&self) -> Result<&str, $crate::PlmError> {
+                self.id.digest()
+            }
+
+            /// The fingerprint of a resumable run of `scorer` (built from this model) over
+            /// `pairs` of `dataset`, `chunk_pairs` pairs at a time.
+            ///
+            /// # Errors
+            /// As the digest's.
+            pub fn fingerprint(
+                &self,
+                scorer: &(impl bias_core::PairScorer + ?Sized),
+                dataset: &str,
+                pairs: &[bias_core::SentencePair],
+                chunk_pairs: usize,
+            ) -> Result<bias_core::run::RunFingerprint, $crate::PlmError> {
+                self.id.fingerprint(scorer, dataset, pairs, chunk_pairs)
+            }
+        }
+    };
+}
+pub(crate) use model_identity;
+
+model_identity!(MaskedLm);
 
 /// What a loaded model is known by in score tables and run fingerprints: its name, the folder
 /// it was opened from (or the pseudo-path of parts held in memory), and the digest of that

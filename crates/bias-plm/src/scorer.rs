@@ -176,11 +176,7 @@ impl<'m> MlmScorer<'m> {
         kinds: &[ScorerKind],
         options: ScoringOptions,
     ) -> Result<Self, PlmError> {
-        if kinds.is_empty() {
-            return Err(PlmError::UnknownScorer("(none given)".to_owned()));
-        }
-        let mut kinds = kinds.to_vec();
-        kinds.dedup();
+        let kinds = chosen_kinds(kinds)?;
         Ok(MlmScorer {
             engine: Engine::new(
                 model,
@@ -218,8 +214,12 @@ impl<'m> MlmScorer<'m> {
     ) -> Result<Vec<PairOutcome>, PlmError> {
         let mut prepared = Vec::with_capacity(pairs.len());
         for (pair, s, a) in pairs {
-            let s = self.fit_length(pair, "stereo", s)?;
-            let a = self.fit_length(pair, "anti", a)?;
+            let fit = |side, ids| {
+                let cut = Cut::KeepLast(self.options.truncate);
+                fit_length(pair, side, ids, self.max_tokens, cut)
+            };
+            let s = fit("stereo", s)?;
+            let a = fit("anti", a)?;
             prepared.push(if s == a {
                 None
             } else {
@@ -281,28 +281,6 @@ impl<'m> MlmScorer<'m> {
             outcomes.push(PairOutcome::Scored { scores, unscorable });
         }
         Ok(outcomes)
-    }
-
-    fn fit_length(
-        &self,
-        pair: &SentencePair,
-        side: &str,
-        ids: &[i64],
-    ) -> Result<Vec<i64>, PlmError> {
-        if ids.len() <= self.max_tokens {
-            return Ok(ids.to_vec());
-        }
-        if !self.options.truncate || self.max_tokens < 2 {
-            return Err(PlmError::TooLong {
-                pair_id: pair.id.clone(),
-                side: side.to_owned(),
-                tokens: ids.len(),
-                max: self.max_tokens,
-            });
-        }
-        let mut out = ids[..self.max_tokens - 1].to_vec();
-        out.push(*ids.last().expect("non-empty"));
-        Ok(out)
     }
 
     fn prepare(&self, pair: &SentencePair, stereo: Vec<i64>, anti: Vec<i64>) -> PreparedPair {
@@ -573,4 +551,57 @@ fn deduplicate(jobs: &[Job]) -> SharedJobs {
         unique_jobs: unique,
         map,
     }
+}
+
+/// The scorers asked for, repeated neighbours dropped.
+///
+/// # Errors
+/// [`PlmError::UnknownScorer`] if `kinds` is empty.
+pub(crate) fn chosen_kinds<K: Clone + PartialEq>(kinds: &[K]) -> Result<Vec<K>, PlmError> {
+    if kinds.is_empty() {
+        return Err(PlmError::UnknownScorer("(none given)".to_owned()));
+    }
+    let mut kinds = kinds.to_vec();
+    kinds.dedup();
+    Ok(kinds)
+}
+
+/// How [`fit_length`] may shorten a sentence over the model's window.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Cut {
+    /// Keep the first tokens (a causal LM's prefix and what follows it), if `truncate`.
+    KeepFirst(bool),
+    /// Keep the first tokens and the last (a masked LM's closing special token), if `truncate`.
+    KeepLast(bool),
+}
+
+/// `ids` if they fit in `max` tokens; else, where `cut` truncates, cut to `max` tokens, or
+/// [`PlmError::TooLong`] naming the pair and its side.
+pub(crate) fn fit_length(
+    pair: &SentencePair,
+    side: &str,
+    ids: &[i64],
+    max: usize,
+    cut: Cut,
+) -> Result<Vec<i64>, PlmError> {
+    if ids.len() <= max {
+        return Ok(ids.to_vec());
+    }
+    let (Cut::KeepFirst(truncate) | Cut::KeepLast(truncate)) = cut;
+    if !truncate || max < 2 {
+        return Err(PlmError::TooLong {
+            pair_id: pair.id.clone(),
+            side: side.to_owned(),
+            tokens: ids.len(),
+            max,
+        });
+    }
+    Ok(match cut {
+        Cut::KeepFirst(_) => ids[..max].to_vec(),
+        Cut::KeepLast(_) => {
+            let mut out = ids[..max - 1].to_vec();
+            out.push(*ids.last().expect("longer than max ≥ 2"));
+            out
+        }
+    })
 }

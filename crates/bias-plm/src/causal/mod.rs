@@ -32,14 +32,13 @@
 
 use std::path::{Path, PathBuf};
 
-use bias_core::run::RunFingerprint;
-use bias_core::{PairScorer, SentencePair};
 use serde_json::Value;
 use tch::{Device, Kind, Tensor};
 
 use crate::adapter::ModelFolder;
+use crate::checkpoint::Checkpoint;
 use crate::masked_lm::ModelId;
-use crate::model::{read_weights, require_folder, TensorSource};
+use crate::model::{prepare_batch, BatchLimits};
 use crate::{DeviceSpec, EngineStats, ModelParts, PlmError, PlmTokenizer, ScoringOptions};
 
 mod config;
@@ -100,11 +99,10 @@ impl CausalModel {
     /// `kind` that is not floating point; [`PlmError::HalfOnCpu`]; [`PlmError::Torch`].
     pub fn load(dir: impl AsRef<Path>, device: DeviceSpec, kind: Kind) -> Result<Self, PlmError> {
         let dir = dir.as_ref();
-        require_folder(dir)?;
-        let folder = ModelFolder::of(dir)?;
-        let config = CausalConfig::from_dir(&folder.model)?;
-        let source = TensorSource::Folder(&folder.model);
-        Self::build(dir, config, source, folder.adapter.as_ref(), device, kind)
+        Self::build(
+            dir.to_path_buf(),
+            Checkpoint::from_folder(dir, device, kind)?,
+        )
     }
 
     /// Builds the causal LM of parts held in memory through the same steps as
@@ -115,39 +113,23 @@ impl CausalModel {
         device: DeviceSpec,
         kind: Kind,
     ) -> Result<Self, PlmError> {
-        let config =
-            CausalConfig::from_json_str(&parts.config_json, parts.pseudo_path("config.json"))?;
-        let source = TensorSource::Memory(&parts.tensors, &parts.name);
-        Self::build(
-            &parts.pseudo_path("model"),
-            config,
-            source,
-            None,
-            device,
-            kind,
-        )
+        let c = Checkpoint::from_parts(parts, device, kind)?;
+        Self::build(c.model_dir.clone(), c)
     }
 
-    /// What [`CausalModel::load`] and [`CausalModel::from_parts`] share once the configuration
-    /// is read: the kind and device checks and the parameters ([`read_weights`]), the adapter
-    /// merged, then the family's loader.
-    fn build(
-        dir: &Path,
-        config: CausalConfig,
-        source: TensorSource<'_>,
-        adapter: Option<&crate::LoraAdapter>,
-        device: DeviceSpec,
-        kind: Kind,
-    ) -> Result<Self, PlmError> {
-        let weights = read_weights(source, adapter, device, kind)?;
+    /// The family's loader on a checkpoint read; `dir` names the model.
+    fn build(dir: PathBuf, c: Checkpoint<CausalConfig>) -> Result<Self, PlmError> {
+        let Checkpoint {
+            config, weights, ..
+        } = c;
         let _guard = tch::no_grad_guard();
         let arch = (config.model_type.architecture().load)(&weights, &config)?;
         Ok(CausalModel {
             config,
             arch,
             device: weights.device(),
-            kind,
-            dir: dir.to_path_buf(),
+            kind: weights.kind(),
+            dir,
         })
     }
 
@@ -162,35 +144,12 @@ impl CausalModel {
     /// [`PlmError::TokenOutOfVocabulary`]; [`PlmError::Torch`].
     pub fn hidden(&self, input_ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
         let _guard = tch::no_grad_guard();
-        let size = input_ids.size();
-        if size.len() != 2 || attention_mask.size() != size {
-            return Err(PlmError::Shape(format!(
-                "input_ids {size:?} and attention_mask {:?} must both be [batch, length]",
-                attention_mask.size()
-            )));
-        }
-        if size[1] == 0 {
-            return Err(PlmError::Shape("input_ids has length 0".into()));
-        }
-        let max = self.config.max_tokens();
-        if size[1] > max {
-            return Err(PlmError::SequenceTooLong {
-                length: size[1],
-                max,
-            });
-        }
-        let ids = input_ids.f_to_device(self.device)?.f_to_kind(Kind::Int64)?;
-        let mask = attention_mask
-            .f_to_device(self.device)?
-            .f_to_kind(Kind::Int64)?;
-        if size[0] > 0 {
-            let lo = ids.f_min()?.f_int64_value(&[])?;
-            let hi = ids.f_max()?.f_int64_value(&[])?;
-            let vocab_size = self.config.vocab_size;
-            if let Some(id) = [lo, hi].into_iter().find(|&t| t < 0 || t >= vocab_size) {
-                return Err(PlmError::TokenOutOfVocabulary { id, vocab_size });
-            }
-        }
+        let limits = BatchLimits {
+            max_tokens: self.config.max_tokens(),
+            vocab_size: self.config.vocab_size,
+            empty: "input_ids has length 0",
+        };
+        let (ids, mask) = prepare_batch(input_ids, attention_mask, self.device, &limits)?;
         self.arch.forward(&ids, &mask)
     }
 
@@ -365,29 +324,6 @@ impl CausalLm {
         })
     }
 
-    /// Sets the name written to the score table's `model` column.
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
-        self.id.name = name.into();
-        self
-    }
-
-    /// The name written to the score table's `model` column.
-    pub fn name(&self) -> &str {
-        &self.id.name
-    }
-
-    /// The folder the model was opened from; for a model built from parts
-    /// ([`CausalLm::from_parts`]), the pseudo-path `<in-memory model of NAME>`, which is no
-    /// folder.
-    pub fn dir(&self) -> &Path {
-        &self.id.dir
-    }
-
-    /// What the model is known by in tables and fingerprints.
-    pub(crate) fn id(&self) -> &ModelId {
-        &self.id
-    }
-
     /// The model.
     pub fn model(&self) -> &CausalModel {
         &self.model
@@ -421,16 +357,6 @@ impl CausalLm {
         scorer::encode_with_prefix(&self.tokenizer, self.prefix, text)
     }
 
-    /// SHA-256 of the files that define the model (`config.json`, `tokenizer.json` and the
-    /// weights, hashes joined by `:`), computed on first use; for a model built from parts,
-    /// [`ModelParts::digest`] of them (which reads every tensor once).
-    ///
-    /// # Errors
-    /// [`PlmError::Core`] if a file cannot be read; [`PlmError::Torch`] if a tensor cannot.
-    pub fn digest(&self) -> Result<&str, PlmError> {
-        self.id.digest()
-    }
-
     /// A scorer for `kinds` on this model.
     ///
     /// # Errors
@@ -442,22 +368,9 @@ impl CausalLm {
     ) -> Result<CausalScorer<'_>, PlmError> {
         CausalScorer::new(&self.model, &self.tokenizer, self.prefix, kinds, options)
     }
-
-    /// The fingerprint of a resumable run of `scorer` (built from this model) over `pairs` of
-    /// `dataset`, `chunk_pairs` pairs at a time.
-    ///
-    /// # Errors
-    /// As [`CausalLm::digest`].
-    pub fn fingerprint(
-        &self,
-        scorer: &(impl PairScorer + ?Sized),
-        dataset: &str,
-        pairs: &[SentencePair],
-        chunk_pairs: usize,
-    ) -> Result<RunFingerprint, PlmError> {
-        self.id.fingerprint(scorer, dataset, pairs, chunk_pairs)
-    }
 }
+
+crate::masked_lm::model_identity!(CausalLm);
 
 /// A special token of a tokenizer configuration: `"<s>"` or `{"content": "<s>", ...}`;
 /// `Some(None)` when the key is present and `null`, `None` when absent.

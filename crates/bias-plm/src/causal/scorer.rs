@@ -16,6 +16,7 @@ use bias_core::{PairOutcome, PairScore, SentencePair, SentenceScore, SkipReason,
 use tch::{Device, Kind, Tensor};
 
 use crate::causal::CausalModel;
+use crate::scorer::{chosen_kinds, fit_length, Cut};
 use crate::{EngineStats, PlmError, PlmTokenizer, ScoringOptions};
 
 /// Positions projected onto the vocabulary at once (about 80 MB of float32 logits for Qwen2's
@@ -130,11 +131,7 @@ impl<'m> CausalScorer<'m> {
         kinds: &[CausalScorerKind],
         options: ScoringOptions,
     ) -> Result<Self, PlmError> {
-        if kinds.is_empty() {
-            return Err(PlmError::UnknownScorer("(none given)".to_owned()));
-        }
-        let mut kinds = kinds.to_vec();
-        kinds.dedup();
+        let kinds = chosen_kinds(kinds)?;
         Ok(CausalScorer {
             model,
             tokenizer,
@@ -186,12 +183,12 @@ impl<'m> CausalScorer<'m> {
         &mut self,
         pairs: &[(&SentencePair, Vec<i64>, Vec<i64>)],
     ) -> Result<Vec<PairOutcome>, PlmError> {
+        let max = self.model.config().max_tokens().max(0) as usize;
+        let cut = Cut::KeepFirst(self.options.truncate);
+        let fit = |pair, side, ids: &[i64]| fit_length(pair, side, ids, max, cut);
         let mut fitted = Vec::with_capacity(pairs.len());
         for (pair, s, a) in pairs {
-            fitted.push((
-                self.fit_length(pair, "stereo", s)?,
-                self.fit_length(pair, "anti", a)?,
-            ));
+            fitted.push((fit(pair, "stereo", s)?, fit(pair, "anti", a)?));
         }
         // Every distinct sequence once.
         let mut index: HashMap<&[i64], usize> = HashMap::new();
@@ -245,27 +242,6 @@ impl<'m> CausalScorer<'m> {
             });
         }
         Ok(outcomes)
-    }
-
-    fn fit_length(
-        &self,
-        pair: &SentencePair,
-        side: &str,
-        ids: &[i64],
-    ) -> Result<Vec<i64>, PlmError> {
-        let max = self.model.config().max_tokens().max(0) as usize;
-        if ids.len() <= max {
-            return Ok(ids.to_vec());
-        }
-        if !self.options.truncate || max < 2 {
-            return Err(PlmError::TooLong {
-                pair_id: pair.id.clone(),
-                side: side.to_owned(),
-                tokens: ids.len(),
-                max,
-            });
-        }
-        Ok(ids[..max].to_vec())
     }
 
     /// `log P(ids[i] | ids[..i])` for `i ≥ 1` of every sequence, with arg-max hits, in

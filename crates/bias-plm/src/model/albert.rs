@@ -6,10 +6,10 @@
 
 use super::layers::{
     BlockNames, Embeddings, Encoder, HeadNames, Linear, MaskStyle, MlmHead, PositionIds,
-    TransformerBlock, Weights,
+    TransformerBlock,
 };
 use crate::{ModelConfig, PlmError};
-use super::boxed_load;
+use super::{boxed_load, LoadSource};
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 
@@ -76,12 +76,8 @@ pub(crate) fn schedule(config: &ModelConfig) -> Vec<Vec<usize>> {
 
 /// Loads an ALBERT encoder and, if `with_head`, `AlbertMLMHead` (dense to `embedding_size`,
 /// `hidden_act`, LayerNorm, decoder).
-pub(crate) fn load(
-    w: &Weights,
-    config: &ModelConfig,
-    base: &str,
-    with_head: bool,
-) -> Result<(Encoder, Option<MlmHead>), PlmError> {
+pub(crate) fn load(src: LoadSource<'_>) -> Result<(Encoder, Option<MlmHead>), PlmError> {
+    let LoadSource { w, config, base, with_head } = src;
     let e = config.embedding_size;
     let embeddings = Embeddings::load(
         w,

@@ -5,7 +5,7 @@ use super::layers::{
     BlockNames, Embeddings, Encoder, HeadNames, MaskStyle, MlmHead, PositionIds, TransformerBlock,
     Weights,
 };
-use super::boxed_load;
+use super::{boxed_load, LoadSource};
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 use crate::{ModelConfig, PlmError};
@@ -83,12 +83,8 @@ pub(crate) fn load_plain_encoder(
 
 /// Loads a BERT encoder and, if `with_head`, its MLM head
 /// (`BertPredictionHeadTransform` with `hidden_act`, then the decoder).
-pub(crate) fn load(
-    w: &Weights,
-    config: &ModelConfig,
-    base: &str,
-    with_head: bool,
-) -> Result<(Encoder, Option<MlmHead>), PlmError> {
+pub(crate) fn load(src: LoadSource<'_>) -> Result<(Encoder, Option<MlmHead>), PlmError> {
+    let LoadSource { w, config, base, with_head } = src;
     let encoder = load_encoder(w, config, base, PositionIds::Absolute)?;
     let head = MlmHead::load_if(with_head, w, &HEAD, config, (config.hidden_act, config.hidden_size), &encoder.embeddings.word)?;
     Ok((encoder, head))

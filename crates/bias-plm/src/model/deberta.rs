@@ -56,7 +56,7 @@ use super::layers::{activate, finfo_min, Dropout, HeadNames, LayerNorm, Linear, 
 use super::Backbone;
 use crate::config::Activation;
 use crate::{EncoderOutput, ModelConfig, PlmError};
-use super::boxed_load;
+use super::{boxed_load, LoadSource};
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 
@@ -767,12 +767,8 @@ const LM_HEAD: &str = "lm_predictions.lm_head";
 
 /// Loads a DeBERTa-v2 encoder under `base` (`"deberta."`, or `""` for a bare
 /// `DebertaV2Model`) and, if `with_head`, the masked-LM head `legacy` selects.
-pub(crate) fn load(
-    w: &Weights,
-    config: &ModelConfig,
-    base: &str,
-    with_head: bool,
-) -> Result<(DebertaEncoder, Option<MlmHead>), PlmError> {
+pub(crate) fn load(src: LoadSource<'_>) -> Result<(DebertaEncoder, Option<MlmHead>), PlmError> {
+    let LoadSource { w, config, base, with_head } = src;
     let options = config
         .deberta
         .clone()

@@ -6,10 +6,9 @@
 
 use super::layers::{
     BlockNames, Embeddings, Encoder, HeadNames, MaskStyle, MlmHead, PositionIds, TransformerBlock,
-    Weights,
 };
 use crate::{ModelConfig, PlmError};
-use super::boxed_load;
+use super::{boxed_load, LoadSource};
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 use crate::config::RawConfig;
@@ -74,12 +73,8 @@ const HEAD: HeadNames = HeadNames {
 /// Loads a DistilBERT encoder (attention scales `Q` by `1/√d` and fills padded keys with
 /// `finfo.min`, as `MultiHeadSelfAttention` does) and, if `with_head`, its MLM head with the
 /// configured `activation`.
-pub(crate) fn load(
-    w: &Weights,
-    config: &ModelConfig,
-    base: &str,
-    with_head: bool,
-) -> Result<(Encoder, Option<MlmHead>), PlmError> {
+pub(crate) fn load(src: LoadSource<'_>) -> Result<(Encoder, Option<MlmHead>), PlmError> {
+    let LoadSource { w, config, base, with_head } = src;
     let embeddings = Embeddings::load(
         w,
         &format!("{base}embeddings"),

@@ -16,11 +16,10 @@
 use super::bert;
 use super::layers::{
     Embeddings, Encoder, HeadNames, Linear, MaskStyle, MlmHead, PositionIds, TransformerBlock,
-    Weights,
 };
 use crate::config::Activation;
 use crate::{ModelConfig, PlmError};
-use super::boxed_load;
+use super::{boxed_load, LoadSource};
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 
@@ -56,12 +55,8 @@ const HEAD: HeadNames = HeadNames {
 /// Loads an ELECTRA encoder (`ElectraModel`: embeddings, the projection to the hidden width when
 /// `embedding_size ≠ hidden_size`, BERT layers) under `base` (`"electra."`, or `""` for a bare
 /// `ElectraModel` checkpoint) and, if `with_head`, the generator's MLM head.
-pub(crate) fn load(
-    w: &Weights,
-    config: &ModelConfig,
-    base: &str,
-    with_head: bool,
-) -> Result<(Encoder, Option<MlmHead>), PlmError> {
+pub(crate) fn load(src: LoadSource<'_>) -> Result<(Encoder, Option<MlmHead>), PlmError> {
+    let LoadSource { w, config, base, with_head } = src;
     let e = config.embedding_size;
     let embeddings = Embeddings::load(
         w,

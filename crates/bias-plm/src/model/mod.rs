@@ -9,14 +9,14 @@ use std::path::{Path, PathBuf};
 
 use tch::{Device, Kind, Tensor};
 
-use crate::adapter::ModelFolder;
+use crate::checkpoint::Checkpoint;
 use crate::{DeviceSpec, ModelConfig, ModelParts, PlmError};
 
 mod layers;
 mod registry;
 
 pub(crate) use registry::Architecture;
-pub(crate) use registry::{find as find_architecture, Loaded};
+pub(crate) use registry::{find as find_architecture, LoadSource, Loaded};
 
 /// Declares each architecture's module (`model/<name>.rs`, which defines its
 /// `pub(crate) static ARCHITECTURE`) and lists them in [`ARCHITECTURES`].
@@ -149,7 +149,7 @@ impl Backbone for Encoder {
 /// encoder type.
 macro_rules! boxed_load {
     ($load:path) => {
-        |w, config, base, with_head| Ok($crate::model::boxed($load(w, config, base, with_head)?))
+        |src| Ok($crate::model::boxed($load(src)?))
     };
 }
 pub(crate) use boxed_load;
@@ -267,20 +267,7 @@ impl PlmModel {
         kind: Kind,
         with_head: bool,
     ) -> Result<Self, PlmError> {
-        require_folder(dir)?;
-        let folder = ModelFolder::of(dir)?;
-        let dir = folder.model.as_path();
-        let config = ModelConfig::from_dir(dir)?;
-        let source = TensorSource::Folder(dir);
-        Self::build(
-            dir,
-            config,
-            source,
-            folder.adapter.as_ref(),
-            device,
-            kind,
-            with_head,
-        )
+        Self::from_checkpoint(Checkpoint::from_folder(dir, device, kind)?, with_head)
     }
 
     /// Builds the masked LM (encoder and head) of parts held in memory, through the same steps
@@ -291,35 +278,13 @@ impl PlmModel {
         device: DeviceSpec,
         kind: Kind,
     ) -> Result<Self, PlmError> {
-        let config =
-            ModelConfig::from_json_str(&parts.config_json, parts.pseudo_path("config.json"))?;
-        let source = TensorSource::Memory(&parts.tensors, &parts.name);
-        Self::build(
-            &parts.pseudo_path("model"),
-            config,
-            source,
-            None,
-            device,
-            kind,
-            true,
-        )
+        Self::from_checkpoint(Checkpoint::from_parts(parts, device, kind)?, true)
     }
 
-    /// What [`PlmModel::load`] and [`PlmModel::from_parts`] share once the configuration is
-    /// read: the kind and device checks and the parameters ([`read_weights`]), the adapter
-    /// merged, then the architecture's loader ([`PlmModel::from_weights`]).
-    fn build(
-        dir: &Path,
-        config: ModelConfig,
-        source: TensorSource<'_>,
-        adapter: Option<&crate::LoraAdapter>,
-        device: DeviceSpec,
-        kind: Kind,
-        with_head: bool,
-    ) -> Result<Self, PlmError> {
-        let weights = read_weights(source, adapter, device, kind)?;
+    /// The architecture's loader ([`PlmModel::from_weights`]) on a checkpoint read.
+    fn from_checkpoint(c: Checkpoint<ModelConfig>, with_head: bool) -> Result<Self, PlmError> {
         let _guard = tch::no_grad_guard();
-        Self::from_weights(dir, config, &weights, with_head)
+        Self::from_weights(&c.model_dir, c.config, &c.weights, with_head)
     }
 
     /// Builds the model from parameters already read (`weights` knows the device and kind).
@@ -331,7 +296,12 @@ impl PlmModel {
     ) -> Result<Self, PlmError> {
         let base = Self::base_prefix_in(&config, weights)?;
         let load = config.model_type.architecture().load;
-        let (encoder, head) = load(weights, &config, &base, with_head)?;
+        let (encoder, head) = load(LoadSource {
+            w: weights,
+            config: &config,
+            base: &base,
+            with_head,
+        })?;
         Ok(PlmModel {
             config,
             encoder,
@@ -416,44 +386,18 @@ impl PlmModel {
         })
     }
 
-    /// Checks a batch and moves it to the model's device as int64.
+    /// Checks a batch and moves it to the model's device as int64 ([`prepare_batch`]).
     fn prepare(
         &self,
         input_ids: &Tensor,
         attention_mask: &Tensor,
     ) -> Result<(Tensor, Tensor), PlmError> {
-        let size = input_ids.size();
-        if size.len() != 2 || attention_mask.size() != size {
-            return Err(PlmError::Shape(format!(
-                "input_ids {size:?} and attention_mask {:?} must both be [batch, length]",
-                attention_mask.size()
-            )));
-        }
-        if size[1] == 0 {
-            return Err(PlmError::Shape(
-                "input_ids has length 0 (every sequence needs at least its special tokens)".into(),
-            ));
-        }
-        let max = self.config.max_tokens();
-        if size[1] > max {
-            return Err(PlmError::SequenceTooLong {
-                length: size[1],
-                max,
-            });
-        }
-        let ids = input_ids.f_to_device(self.device)?.f_to_kind(Kind::Int64)?;
-        let mask = attention_mask
-            .f_to_device(self.device)?
-            .f_to_kind(Kind::Int64)?;
-        if size[0] > 0 {
-            let lo = ids.f_min()?.f_int64_value(&[])?;
-            let hi = ids.f_max()?.f_int64_value(&[])?;
-            let vocab_size = self.config.vocab_size;
-            if let Some(id) = [lo, hi].into_iter().find(|&t| t < 0 || t >= vocab_size) {
-                return Err(PlmError::TokenOutOfVocabulary { id, vocab_size });
-            }
-        }
-        Ok((ids, mask))
+        let limits = BatchLimits {
+            max_tokens: self.config.max_tokens(),
+            vocab_size: self.config.vocab_size,
+            empty: "input_ids has length 0 (every sequence needs at least its special tokens)",
+        };
+        prepare_batch(input_ids, attention_mask, self.device, &limits)
     }
 }
 
@@ -651,4 +595,56 @@ pub(crate) fn checkpoint_files(dir: &Path) -> Result<(Vec<PathBuf>, PathBuf), Pl
             .into()
     };
     Err(PlmError::MissingFile { path: single, hint })
+}
+
+/// What a model accepts in a batch, for [`prepare_batch`].
+pub(crate) struct BatchLimits {
+    /// The longest sequence (the position table's size).
+    pub(crate) max_tokens: i64,
+    /// Token ids must lie in `0..vocab_size`.
+    pub(crate) vocab_size: i64,
+    /// The message for a batch of length 0.
+    pub(crate) empty: &'static str,
+}
+
+/// Checks `input_ids` and `attention_mask` (`[batch, length]` both, a length between 1 and
+/// `max_tokens`, ids in the vocabulary) and moves them to `device` as int64.
+///
+/// # Errors
+/// [`PlmError::Shape`], [`PlmError::SequenceTooLong`], [`PlmError::TokenOutOfVocabulary`],
+/// [`PlmError::Torch`].
+pub(crate) fn prepare_batch(
+    input_ids: &Tensor,
+    attention_mask: &Tensor,
+    device: Device,
+    limits: &BatchLimits,
+) -> Result<(Tensor, Tensor), PlmError> {
+    let size = input_ids.size();
+    if size.len() != 2 || attention_mask.size() != size {
+        return Err(PlmError::Shape(format!(
+            "input_ids {size:?} and attention_mask {:?} must both be [batch, length]",
+            attention_mask.size()
+        )));
+    }
+    if size[1] == 0 {
+        return Err(PlmError::Shape(limits.empty.into()));
+    }
+    let max = limits.max_tokens;
+    if size[1] > max {
+        return Err(PlmError::SequenceTooLong {
+            length: size[1],
+            max,
+        });
+    }
+    let ids = input_ids.f_to_device(device)?.f_to_kind(Kind::Int64)?;
+    let mask = attention_mask.f_to_device(device)?.f_to_kind(Kind::Int64)?;
+    if size[0] > 0 {
+        let lo = ids.f_min()?.f_int64_value(&[])?;
+        let hi = ids.f_max()?.f_int64_value(&[])?;
+        let vocab_size = limits.vocab_size;
+        if let Some(id) = [lo, hi].into_iter().find(|&t| t < 0 || t >= vocab_size) {
+            return Err(PlmError::TokenOutOfVocabulary { id, vocab_size });
+        }
+    }
+    Ok((ids, mask))
 }

@@ -36,7 +36,7 @@ use super::layers::{activate, finfo_min, LayerNorm, Linear, MlmHead, Weights};
 use super::Dropout;
 use crate::config::Activation;
 use crate::{EncoderOutput, ModelConfig, PlmError};
-use super::boxed_load;
+use super::{boxed_load, LoadSource};
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 
@@ -557,12 +557,8 @@ impl super::Backbone for ModernBertEncoder {
 /// [`PlmError::MissingWeight`] / [`PlmError::WeightShape`] for a parameter absent or of another
 /// shape than the configuration implies (a bias is looked for exactly when its `*_bias` setting
 /// is true).
-pub(crate) fn load(
-    w: &Weights,
-    config: &ModelConfig,
-    base: &str,
-    with_head: bool,
-) -> Result<(ModernBertEncoder, Option<MlmHead>), PlmError> {
+pub(crate) fn load(src: LoadSource<'_>) -> Result<(ModernBertEncoder, Option<MlmHead>), PlmError> {
+    let LoadSource { w, config, base, with_head } = src;
     let options = config
         .modernbert
         .as_ref()

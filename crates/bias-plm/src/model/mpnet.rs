@@ -29,7 +29,7 @@ use super::layers::{
 use super::Backbone;
 use crate::config::Activation;
 use crate::{EncoderOutput, ModelConfig, PlmError};
-use super::boxed_load;
+use super::{boxed_load, LoadSource};
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 
@@ -241,12 +241,8 @@ impl Backbone for MpnetEncoder {
 
 /// Loads an MPNet encoder under `base` (`"mpnet."`, or `""` for a bare `MPNetModel`
 /// checkpoint) and, if `with_head`, `MPNetLMHead`.
-pub(crate) fn load(
-    w: &Weights,
-    config: &ModelConfig,
-    base: &str,
-    with_head: bool,
-) -> Result<(MpnetEncoder, Option<MlmHead>), PlmError> {
+pub(crate) fn load(src: LoadSource<'_>) -> Result<(MpnetEncoder, Option<MlmHead>), PlmError> {
+    let LoadSource { w, config, base, with_head } = src;
     let buckets_rows = config
         .mpnet
         .as_ref()

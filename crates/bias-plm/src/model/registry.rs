@@ -50,12 +50,21 @@ pub(crate) type ConfigFn =
     fn(raw: &RawConfig, model_type: &str, text: &str, path: &Path) -> Result<ModelConfig, PlmError>;
 
 /// An architecture's [`Architecture::load`].
-pub(crate) type LoadFn = fn(
-    weights: &Weights,
-    config: &ModelConfig,
-    base: &str,
-    with_head: bool,
-) -> Result<Loaded, PlmError>;
+pub(crate) type LoadFn = fn(LoadSource<'_>) -> Result<Loaded, PlmError>;
+
+/// What an architecture's `load` reads its encoder (and head) from.
+#[derive(Clone, Copy)]
+pub(crate) struct LoadSource<'a> {
+    /// The checkpoint's parameters.
+    pub(crate) w: &'a Weights,
+    /// The parsed configuration.
+    pub(crate) config: &'a ModelConfig,
+    /// The base model's parameter prefix: `"bert."` (and the like) in a `*ForMaskedLM`
+    /// checkpoint, `""` in a bare encoder.
+    pub(crate) base: &'a str,
+    /// Whether the MLM head is wanted.
+    pub(crate) with_head: bool,
+}
 
 /// BERT's word-embedding parameter, where most architectures keep theirs.
 const WORD_EMBEDDINGS: &str = "embeddings.word_embeddings.weight";

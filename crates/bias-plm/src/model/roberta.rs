@@ -3,10 +3,10 @@
 //! position ids start after the padding index, and the head `lm_head.*`.
 
 use super::bert;
-use super::layers::{Encoder, HeadNames, MlmHead, PositionIds, Weights};
+use super::layers::{Encoder, HeadNames, MlmHead, PositionIds};
 use crate::config::Activation;
 use crate::{ModelConfig, PlmError};
-use super::boxed_load;
+use super::{boxed_load, LoadSource};
 use super::registry::Architecture;
 use crate::config::ClassDefaults;
 
@@ -41,12 +41,8 @@ const HEAD: HeadNames = HeadNames {
 /// Loads a RoBERTa encoder (position ids `cumsum(ids ≠ pad)·(ids ≠ pad) + pad`, token type 0)
 /// and, if `with_head`, `RobertaLMHead`, which always applies the exact (erf) GELU whatever
 /// `hidden_act` says.
-pub(crate) fn load(
-    w: &Weights,
-    config: &ModelConfig,
-    base: &str,
-    with_head: bool,
-) -> Result<(Encoder, Option<MlmHead>), PlmError> {
+pub(crate) fn load(src: LoadSource<'_>) -> Result<(Encoder, Option<MlmHead>), PlmError> {
+    let LoadSource { w, config, base, with_head } = src;
     let positions = PositionIds::RobertaOffset {
         pad: config.pad_token_id,
     };
