@@ -88,8 +88,57 @@ impl Grid {
     }
 }
 
+/// A result row that prints as one line of a table: its cells under [`TableRow::HEADER`]
+/// (its JSON is the row itself, serialised).
+pub trait TableRow: Serialize {
+    /// The column names, separated by ` | ` as in the table's Markdown header.
+    const HEADER: &'static str;
+
+    /// The row's cells, one per column.
+    fn cells(&self) -> Vec<String>;
+}
+
+/// Writes `value` as JSON for [`Format::Json`]; else the grid that `fill` builds under
+/// `header` (column names separated by ` | `), as a table or CSV.
+pub fn write_result(
+    format: Format,
+    out: &mut impl Write,
+    value: &(impl Serialize + ?Sized),
+    header: &str,
+    fill: impl FnOnce(&mut Grid),
+) -> Result<(), CliError> {
+    if format == Format::Json {
+        return write_json(value, out);
+    }
+    let mut g = Grid::new(header.split(" | "));
+    fill(&mut g);
+    g.write(format, out)
+}
+
+/// Writes `rows` as a JSON array for [`Format::Json`], else one table line per row.
+pub fn write_rows<T: TableRow>(
+    format: Format,
+    out: &mut impl Write,
+    rows: &[T],
+) -> Result<(), CliError> {
+    write_result(format, out, rows, T::HEADER, |g| {
+        for r in rows {
+            g.push(r.cells());
+        }
+    })
+}
+
+/// Writes `row` as a JSON object for [`Format::Json`], else a table of that one line.
+pub fn write_row<T: TableRow>(
+    format: Format,
+    out: &mut impl Write,
+    row: &T,
+) -> Result<(), CliError> {
+    write_result(format, out, row, T::HEADER, |g| g.push(row.cells()))
+}
+
 /// Writes `value` as pretty JSON followed by a newline.
-pub fn write_json(value: &impl Serialize, out: &mut impl Write) -> Result<(), CliError> {
+pub fn write_json(value: &(impl Serialize + ?Sized), out: &mut impl Write) -> Result<(), CliError> {
     serde_json::to_writer_pretty(&mut *out, value)?;
     writeln!(out)?;
     Ok(())

@@ -20,7 +20,7 @@ use bias_embed::EmbeddingMeasure;
 use crate::choice::choice;
 use crate::embed_source::{definitional_subspace, read_sets, resolve_set, SourceArgs};
 use crate::error::CliError;
-use crate::output::{fixed, write_json, Format, Grid};
+use crate::output::{fixed, write_rows, Format, TableRow};
 
 mod crows;
 use crows::crows_rows;
@@ -168,34 +168,7 @@ pub fn run(a: &EmbedArgs, out: &mut impl Write) -> Result<(), CliError> {
             None => vec![set_row(a, &mut source)?],
         }
     };
-    if a.format == Format::Json {
-        return write_json(&rows, out);
-    }
-    let mut g = Grid::new([
-        "test",
-        "measure",
-        "value",
-        "p",
-        "p method",
-        "detail",
-        "missing words",
-    ]);
-    for r in &rows {
-        g.push(vec![
-            r.test.clone(),
-            r.measure.clone(),
-            r.value.map_or(String::new(), |v| fixed(v, 6)),
-            r.p_value.map_or(String::new(), format_p_value),
-            r.p_method.clone().unwrap_or_default(),
-            r.detail.clone(),
-            if r.missing.is_empty() {
-                String::new()
-            } else {
-                format!("{} ({})", r.missing.len(), r.missing.join(" "))
-            },
-        ]);
-    }
-    g.write(a.format, out)
+    write_rows(a.format, out, &rows)
 }
 
 /// Every test of a weat.json: computed where all words have vectors, otherwise listed with the
@@ -345,4 +318,24 @@ fn set_row(a: &EmbedArgs, source: &mut DynEmbedder<'_>) -> Result<Row, CliError>
     };
     row.missing = missing;
     Ok(row)
+}
+
+impl TableRow for Row {
+    const HEADER: &'static str = "test | measure | value | p | p method | detail | missing words";
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.test.clone(),
+            self.measure.clone(),
+            self.value.map_or(String::new(), |v| fixed(v, 6)),
+            self.p_value.map_or(String::new(), format_p_value),
+            self.p_method.clone().unwrap_or_default(),
+            self.detail.clone(),
+            if self.missing.is_empty() {
+                String::new()
+            } else {
+                format!("{} ({})", self.missing.len(), self.missing.join(" "))
+            },
+        ]
+    }
 }

@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use crate::error::CliError;
-use crate::output::{write_json, Format, Grid};
+use crate::output::{write_row, Format, TableRow};
 
 /// What `bias import` reads.
 #[derive(Debug, Subcommand)]
@@ -80,22 +80,19 @@ fn lm_eval(a: &LmEvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         pct_stereotype: crows.pct_stereotype,
         likelihood_diff: crows.likelihood_diff,
     };
-    if a.format == Format::Json {
-        return write_json(&imported, out);
+    write_row(a.format, out, &imported)
+}
+
+impl TableRow for Imported {
+    const HEADER: &'static str = "out | documents | model | pct_stereotype | likelihood_diff";
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.out.clone(),
+            self.documents.to_string(),
+            self.model.clone(),
+            format!("{}", self.pct_stereotype),
+            format!("{}", self.likelihood_diff),
+        ]
     }
-    let mut g = Grid::new([
-        "out",
-        "documents",
-        "model",
-        "pct_stereotype",
-        "likelihood_diff",
-    ]);
-    g.push(vec![
-        imported.out.clone(),
-        imported.documents.to_string(),
-        imported.model.clone(),
-        format!("{}", imported.pct_stereotype),
-        format!("{}", imported.likelihood_diff),
-    ]);
-    g.write(a.format, out)
 }

@@ -8,7 +8,7 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::error::CliError;
-use crate::output::{write_json, Format, Grid};
+use crate::output::{write_row, Format, TableRow};
 
 /// Arguments of `bias merge`.
 #[derive(Debug, Args)]
@@ -49,20 +49,21 @@ pub fn run(a: &MergeArgs, out: &mut impl Write) -> Result<(), CliError> {
         dataset: &p.fingerprint.dataset,
         scorers: &p.fingerprint.scorers,
     };
-    if a.format == Format::Json {
-        return write_json(&merged, out);
+    write_row(a.format, out, &merged)
+}
+
+impl TableRow for Merged<'_> {
+    const HEADER: &'static str = "out | shards | pairs | skipped | model | dataset | scorers";
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.out.clone(),
+            self.shards.to_string(),
+            self.pairs.to_string(),
+            self.skipped.to_string(),
+            self.model.to_owned(),
+            self.dataset.to_owned(),
+            self.scorers.join(","),
+        ]
     }
-    let mut g = Grid::new([
-        "out", "shards", "pairs", "skipped", "model", "dataset", "scorers",
-    ]);
-    g.push(vec![
-        merged.out.clone(),
-        merged.shards.to_string(),
-        merged.pairs.to_string(),
-        merged.skipped.to_string(),
-        merged.model.to_owned(),
-        merged.dataset.to_owned(),
-        merged.scorers.join(","),
-    ]);
-    g.write(a.format, out)
 }

@@ -11,7 +11,7 @@ use bias_robust::{correlate_measures, CorrelateOptions};
 use clap::Args;
 
 use crate::error::CliError;
-use crate::output::{fixed, write_json, Format, Grid};
+use crate::output::{fixed, write_result, Format};
 use crate::tables::models;
 
 /// Arguments of `bias robust correlate`.
@@ -44,26 +44,18 @@ pub fn run(a: &CorrelateArgs, out: &mut impl Write) -> Result<(), CliError> {
         values.push((name.clone(), per));
     }
     let c = correlate_measures(&values, &CorrelateOptions::default())?;
-    if a.format == Format::Json {
-        return write_json(&c, out);
-    }
-    let mut g = Grid::new([
-        "measure A",
-        "measure B",
-        "Pearson r",
-        "p",
-        "mutual information",
-    ]);
-    for i in 0..c.measures.len() {
-        for j in i + 1..c.measures.len() {
-            g.push(vec![
-                c.measures[i].clone(),
-                c.measures[j].clone(),
-                fixed(c.r[i][j], 3),
-                format_p_value(c.p_value[i][j]),
-                c.mutual_info[i][j].map_or("n/a".into(), |v| fixed(v, 3)),
-            ]);
+    let header = "measure A | measure B | Pearson r | p | mutual information";
+    write_result(a.format, out, &c, header, |g| {
+        for i in 0..c.measures.len() {
+            for j in i + 1..c.measures.len() {
+                g.push(vec![
+                    c.measures[i].clone(),
+                    c.measures[j].clone(),
+                    fixed(c.r[i][j], 3),
+                    format_p_value(c.p_value[i][j]),
+                    c.mutual_info[i][j].map_or("n/a".into(), |v| fixed(v, 3)),
+                ]);
+            }
         }
-    }
-    g.write(a.format, out)
+    })
 }

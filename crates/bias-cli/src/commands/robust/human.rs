@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::choice::choice;
 use crate::data_args::CrowsArgs;
 use crate::error::CliError;
-use crate::output::{fixed, write_json, Format, Grid};
+use crate::output::{fixed, write_rows, Format, TableRow};
 use crate::tables::read_slices;
 
 /// Arguments of `bias robust human`.
@@ -152,36 +152,30 @@ pub fn run(a: &HumanArgs, out: &mut impl Write) -> Result<(), CliError> {
             abs_diff: split.abs_diff,
         });
     }
-    if a.format == Format::Json {
-        return write_json(&rows, out);
-    }
-    let mut g = Grid::new([
-        "scorer",
-        "model",
-        "biased / not",
-        "AUC",
-        "advantaged",
-        "disadvantaged",
-        "abs diff",
-    ]);
-    for r in &rows {
-        g.push(vec![
-            r.scorer.clone(),
-            r.model.clone(),
-            format!("{} / {}", r.biased, r.not_biased),
-            fixed(r.auc, 4),
+    write_rows(a.format, out, &rows)
+}
+
+impl TableRow for HumanRow {
+    const HEADER: &'static str =
+        "scorer | model | biased / not | AUC | advantaged | disadvantaged | abs diff";
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.scorer.clone(),
+            self.model.clone(),
+            format!("{} / {}", self.biased, self.not_biased),
+            fixed(self.auc, 4),
             format!(
                 "{} (n={})",
-                fixed(r.advantaged_bias_score, 2),
-                r.advantaged_n
+                fixed(self.advantaged_bias_score, 2),
+                self.advantaged_n
             ),
             format!(
                 "{} (n={})",
-                fixed(r.disadvantaged_bias_score, 2),
-                r.disadvantaged_n
+                fixed(self.disadvantaged_bias_score, 2),
+                self.disadvantaged_n
             ),
-            fixed(r.abs_diff, 2),
-        ]);
+            fixed(self.abs_diff, 2),
+        ]
     }
-    g.write(a.format, out)
 }

@@ -19,7 +19,7 @@ use bias_core::Scorer;
 
 use crate::choice::choice;
 use crate::model_args::{kinds, DeviceArgs};
-use crate::output::{fixed, write_json, Format, Grid};
+use crate::output::{fixed, write_rows, Format, TableRow};
 use crate::tables::read_all_slices;
 
 /// Arguments of `bias robust paraphrase`.
@@ -218,50 +218,7 @@ pub fn run(a: &ParaphraseArgs, out: &mut impl Write) -> Result<(), CliError> {
     if let Some(dir) = &a.figures {
         draw_figures(&reports, dir)?;
     }
-    if a.format == Format::Json {
-        return write_json(&rows, out);
-    }
-    let mut g = Grid::new([
-        "scorer",
-        "model",
-        "bias_type",
-        "groups",
-        "paraphrases",
-        "MPER_AGREE (groups fully agreeing)",
-        "paraphrases agreeing",
-        "near-tie share",
-        "near-tie band",
-    ]);
-    for r in &rows {
-        g.push(vec![
-            r.scorer.clone(),
-            r.model.clone(),
-            r.bias_type.clone(),
-            r.groups.to_string(),
-            r.paraphrases.to_string(),
-            format!(
-                "{} ({}/{})",
-                fixed(r.mper_agree, 3),
-                r.agreeing_groups,
-                r.groups
-            ),
-            format!(
-                "{} ({}/{})",
-                fixed(r.paraphrase_agree, 3),
-                r.agreeing_paraphrases,
-                r.paraphrases
-            ),
-            fixed(r.near_tie_share, 3),
-            match (r.mean_tokens, r.scale) {
-                (Some(n), "attention-weighted mean") => {
-                    format!("±{} (τ / {}²)", fixed(r.near_tie_band, 5), fixed(n, 2))
-                }
-                (Some(n), _) => format!("±{} (τ / {})", fixed(r.near_tie_band, 4), fixed(n, 2)),
-                (None, _) => format!("±{}", fixed(r.near_tie_band, 4)),
-            },
-        ]);
-    }
-    g.write(a.format, out)
+    write_rows(a.format, out, &rows)
 }
 
 /// Draws Figures 2–4 of the paraphrase study per scorer, comparing the models of that scorer
@@ -291,4 +248,41 @@ fn draw_figures(
         );
     }
     Ok(())
+}
+
+impl TableRow for AgreementRow {
+    const HEADER: &'static str = concat!(
+        "scorer | model | bias_type | groups | paraphrases | MPER_AGREE (groups fully agreeing)",
+        " | paraphrases agreeing | near-tie share | near-tie band"
+    );
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.scorer.clone(),
+            self.model.clone(),
+            self.bias_type.clone(),
+            self.groups.to_string(),
+            self.paraphrases.to_string(),
+            format!(
+                "{} ({}/{})",
+                fixed(self.mper_agree, 3),
+                self.agreeing_groups,
+                self.groups
+            ),
+            format!(
+                "{} ({}/{})",
+                fixed(self.paraphrase_agree, 3),
+                self.agreeing_paraphrases,
+                self.paraphrases
+            ),
+            fixed(self.near_tie_share, 3),
+            match (self.mean_tokens, self.scale) {
+                (Some(n), "attention-weighted mean") => {
+                    format!("±{} (τ / {}²)", fixed(self.near_tie_band, 5), fixed(n, 2))
+                }
+                (Some(n), _) => format!("±{} (τ / {})", fixed(self.near_tie_band, 4), fixed(n, 2)),
+                (None, _) => format!("±{}", fixed(self.near_tie_band, 4)),
+            },
+        ]
+    }
 }

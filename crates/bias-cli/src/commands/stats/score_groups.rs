@@ -8,7 +8,7 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::error::CliError;
-use crate::output::{fixed, write_json, Format, Grid};
+use crate::output::{fixed, write_result, Format};
 use crate::tables::{in_slice, read_all_slices};
 
 /// Arguments of `bias stats score-groups`.
@@ -46,55 +46,45 @@ pub fn run(args: &ScoreGroupsArgs, out: &mut impl Write) -> Result<(), CliError>
             analysis,
         });
     }
-    if args.format == Format::Json {
-        return write_json(&results, out);
-    }
-    let mut g = Grid::new([
-        "dataset",
-        "scorer",
-        "model",
-        "group",
-        "n",
-        "avg_stereo_score",
-        "avg_anti_score",
-        "abs_delta",
-    ]);
-    for r in &results {
-        let a = &r.analysis;
-        for (name, group) in [
-            ("stereotype", a.stereotype_group),
-            ("anti-stereotype", a.anti_stereotype_group),
-        ] {
-            let cells = group.map_or_else(
-                || vec!["0".into(), String::new(), String::new(), String::new()],
-                |s| {
-                    vec![
-                        s.n.to_string(),
-                        fixed(s.mean_stereo, 4),
-                        fixed(s.mean_anti, 4),
-                        fixed(s.abs_delta, 4),
-                    ]
-                },
-            );
-            let mut row = vec![
+    let header =
+        "dataset | scorer | model | group | n | avg_stereo_score | avg_anti_score | abs_delta";
+    write_result(args.format, out, &results, header, |g| {
+        for r in &results {
+            let a = &r.analysis;
+            for (name, group) in [
+                ("stereotype", a.stereotype_group),
+                ("anti-stereotype", a.anti_stereotype_group),
+            ] {
+                let cells = group.map_or_else(
+                    || vec!["0".into(), String::new(), String::new(), String::new()],
+                    |s| {
+                        vec![
+                            s.n.to_string(),
+                            fixed(s.mean_stereo, 4),
+                            fixed(s.mean_anti, 4),
+                            fixed(s.abs_delta, 4),
+                        ]
+                    },
+                );
+                let mut row = vec![
+                    r.dataset.clone(),
+                    r.scorer.clone(),
+                    r.model.clone(),
+                    name.to_owned(),
+                ];
+                row.extend(cells);
+                g.push(row);
+            }
+            g.push(vec![
                 r.dataset.clone(),
                 r.scorer.clone(),
                 r.model.clone(),
-                name.to_owned(),
-            ];
-            row.extend(cells);
-            g.push(row);
+                "difference: abs Δst − abs Δat".to_owned(),
+                a.n.to_string(),
+                String::new(),
+                String::new(),
+                fixed(a.delta_difference, 4),
+            ]);
         }
-        g.push(vec![
-            r.dataset.clone(),
-            r.scorer.clone(),
-            r.model.clone(),
-            "difference: abs Δst − abs Δat".to_owned(),
-            a.n.to_string(),
-            String::new(),
-            String::new(),
-            fixed(a.delta_difference, 4),
-        ]);
-    }
-    g.write(args.format, out)
+    })
 }
