@@ -9,8 +9,8 @@ use plotters::prelude::*;
 
 use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
-    box_swatch, colour, finite_range, font, legend, padded, CAPTION_SIZE, GREY, LABEL_SIZE,
-    PALETTE, TICK_SIZE,
+    box_swatch, colour, finite_range, font, legend, padded, Frame, CAPTION_SIZE, GREY, PALETTE,
+    TICK_SIZE,
 };
 use bias_robust::ParaphraseReport;
 
@@ -164,21 +164,14 @@ impl Figure for BarPanels {
 fn draw_bars<DB: Backend>(area: &DrawingArea<DB, Shift>, p: &Bars) -> DrawResult {
     let n = p.models.len();
     let top = p.counts.iter().map(|c| c.1).max().unwrap_or(0).max(1) as f64 * 1.3;
-    let mut chart = ChartBuilder::on(area)
-        .caption(&p.title, font(LABEL_SIZE))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..top)?;
+    let frame = Frame::panel((40, 60));
+    let mut chart = frame.chart(area, &p.title, -0.5..n as f64 - 0.5, 0.0..top)?;
     let models = &p.models;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE.mix(0.0))
+    frame
+        .mesh(&mut chart)
         .disable_x_mesh()
         .x_labels(n.max(1))
         .y_desc("originals")
-        .axis_desc_style(font(TICK_SIZE))
-        .label_style(font(TICK_SIZE))
         .x_label_formatter(&|v| {
             let i = v.round();
             if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < models.len() {
@@ -297,19 +290,17 @@ impl Figure for Scatter {
     }
 
     fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
-        let mut chart = ChartBuilder::on(root)
-            .caption("MDIFF of every pair by model", font(CAPTION_SIZE))
-            .margin(16)
-            .x_label_area_size(56)
-            .y_label_area_size(80)
-            .build_cartesian_2d(self.x.0..self.x.1, self.y.0..self.y.1)?;
-        chart
-            .configure_mesh()
-            .light_line_style(WHITE.mix(0.0))
+        let frame = Frame::figure((56, 80));
+        let mut chart = frame.chart(
+            root,
+            "MDIFF of every pair by model",
+            self.x.0..self.x.1,
+            self.y.0..self.y.1,
+        )?;
+        frame
+            .mesh(&mut chart)
             .x_desc("pair (originals and paraphrases, in table order)")
             .y_desc("MDIFF = score(stereo) − score(anti)")
-            .axis_desc_style(font(LABEL_SIZE))
-            .label_style(font(TICK_SIZE))
             .x_label_formatter(&|v| format!("{v:.0}"))
             .draw()?;
         let shared = self

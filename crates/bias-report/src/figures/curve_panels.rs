@@ -12,7 +12,7 @@ use super::density_grid::{first_appearance, TITLE_HEIGHT};
 use super::legend_strip::{legend_strip, strip_height, Key};
 use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::CAPTION_SIZE;
-use super::style::{colour, decimals, finite_range, font, padded, GREY, LABEL_SIZE, TICK_SIZE};
+use super::style::{colour, decimals, finite_range, font, padded, Frame, GREY, LABEL_SIZE};
 use bias_robust::RobustnessReport;
 
 const FIGURE: &str = "robustness panels";
@@ -233,20 +233,13 @@ impl Figure for CurvePanels {
 impl CurvePanels {
     fn draw_panel<DB: Backend>(&self, area: &DrawingArea<DB, Shift>, p: &PanelData) -> DrawResult {
         let (x, y) = (self.x, self.y);
-        let mut chart = ChartBuilder::on(area)
-            .caption(&p.title, font(LABEL_SIZE))
-            .margin(12)
-            .x_label_area_size(48)
-            .y_label_area_size(76)
-            .build_cartesian_2d(x.0..x.1, y.0..y.1)?;
-        chart
-            .configure_mesh()
-            .light_line_style(WHITE.mix(0.0))
+        let frame = Frame::panel((48, 76));
+        let mut chart = frame.chart(area, &p.title, x.0..x.1, y.0..y.1)?;
+        frame
+            .mesh(&mut chart)
             .x_labels(6)
             .x_desc("sampling rate (share of the pairs)")
             .y_desc(self.measure.as_str())
-            .axis_desc_style(font(TICK_SIZE))
-            .label_style(font(TICK_SIZE))
             .x_label_formatter(&|v| format!("{v:.*}", decimals(x.0, x.1).max(1)))
             .y_label_formatter(&|v| format!("{v:.*}", decimals(y.0, y.1)))
             .draw()?;

@@ -7,10 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::output::{input_error, render, Backend, DrawResult, Figure};
-use super::style::{
-    colour, dashed_swatch, decimals, finite_range, font, legend, padded, swatch, CAPTION_SIZE,
-    LABEL_SIZE, TICK_SIZE,
-};
+use super::style::{colour, dashed_swatch, decimals, finite_range, legend, padded, swatch, Frame};
 use bias_robust::RobustnessReport;
 
 /// One model's curve: name, full-data value, `(rate, mean, q025, q975)` by rate.
@@ -111,22 +108,13 @@ impl Figure for CurveData {
 
     fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let d = self;
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                format!("{}: robustness to sub-sampling", d.measure),
-                font(CAPTION_SIZE),
-            )
-            .margin(16)
-            .x_label_area_size(56)
-            .y_label_area_size(84)
-            .build_cartesian_2d(d.x.0..d.x.1, d.y.0..d.y.1)?;
-        chart
-            .configure_mesh()
-            .light_line_style(WHITE.mix(0.0))
+        let frame = Frame::figure((56, 84));
+        let caption = format!("{}: robustness to sub-sampling", d.measure);
+        let mut chart = frame.chart(root, &caption, d.x.0..d.x.1, d.y.0..d.y.1)?;
+        frame
+            .mesh(&mut chart)
             .x_desc("sampling rate (share of the pairs)")
             .y_desc(d.measure.as_str())
-            .axis_desc_style(font(LABEL_SIZE))
-            .label_style(font(TICK_SIZE))
             .x_label_formatter(&|v| format!("{v:.*}", decimals(d.x.0, d.x.1).max(1)))
             .y_label_formatter(&|v| format!("{v:.*}", decimals(d.y.0, d.y.1)))
             .draw()?;

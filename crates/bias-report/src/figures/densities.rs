@@ -10,8 +10,8 @@ use plotters::prelude::*;
 
 use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
-    dashed_swatch, decimals, finite_range, font, legend, linspace, swatch, ANTI_COLOUR,
-    CAPTION_SIZE, LABEL_SIZE, STEREO_COLOUR, TICK_SIZE,
+    dashed_swatch, decimals, finite_range, legend, linspace, swatch, Frame, ANTI_COLOUR,
+    STEREO_COLOUR,
 };
 
 use crate::ReportError;
@@ -103,19 +103,12 @@ impl Figure for DensityData {
     fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
         let d = self;
         let (x0, x1) = (d.grid[0], d.grid[d.grid.len() - 1]);
-        let mut chart = ChartBuilder::on(root)
-            .caption(&d.title, font(CAPTION_SIZE))
-            .margin(16)
-            .x_label_area_size(56)
-            .y_label_area_size(84)
-            .build_cartesian_2d(x0..x1, 0.0..d.y_max)?;
-        chart
-            .configure_mesh()
-            .light_line_style(WHITE.mix(0.0))
+        let frame = Frame::figure((56, 84));
+        let mut chart = frame.chart(root, &d.title, x0..x1, 0.0..d.y_max)?;
+        frame
+            .mesh(&mut chart)
             .x_desc("sentence score (log-likelihood)")
             .y_desc("density")
-            .axis_desc_style(font(LABEL_SIZE))
-            .label_style(font(TICK_SIZE))
             .x_label_formatter(&|v| format!("{v:.*}", decimals(x0, x1)))
             .y_label_formatter(&|v| format!("{v:.*}", decimals(0.0, d.y_max)))
             .draw()?;

@@ -13,7 +13,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::legend_strip::{legend_strip, strip_height, Key};
 use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
-    decimals, finite_range, font, linspace, ANTI_COLOUR, CAPTION_SIZE, GREY, LABEL_SIZE,
+    decimals, finite_range, font, linspace, Frame, ANTI_COLOUR, CAPTION_SIZE, GREY, LABEL_SIZE,
     STEREO_COLOUR, TICK_SIZE,
 };
 
@@ -236,21 +236,14 @@ fn draw_density_panel<DB: Backend>(
 ) -> DrawResult {
     let (x0, x1) = (row.grid[0], row.grid[row.grid.len() - 1]);
     let y_max = row.y_max;
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, font(LABEL_SIZE))
-        .margin(8)
-        .x_label_area_size(44)
-        .y_label_area_size(70)
-        .build_cartesian_2d(x0..x1, 0.0..y_max)?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE.mix(0.0))
+    let frame = Frame::panel((44, 70)).margin(8);
+    let mut chart = frame.chart(area, caption, x0..x1, 0.0..y_max)?;
+    frame
+        .mesh(&mut chart)
         .x_labels(5)
         .y_labels(5)
         .x_desc("sentence score (log-likelihood)")
         .y_desc("density")
-        .axis_desc_style(font(TICK_SIZE))
-        .label_style(font(TICK_SIZE))
         .x_label_formatter(&|v| format!("{v:.*}", decimals(x0, x1)))
         .y_label_formatter(&|v| format!("{v:.*}", decimals(0.0, y_max)))
         .draw()?;

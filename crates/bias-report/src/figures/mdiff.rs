@@ -7,10 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::output::{input_error, render, Backend, DrawResult, Figure};
-use super::style::{
-    box_swatch, finite_range, font, legend, padded, CAPTION_SIZE, GREY, LABEL_SIZE, PALETTE,
-    TICK_SIZE,
-};
+use super::style::{box_swatch, finite_range, legend, padded, Frame, GREY, PALETTE};
 use bias_robust::ParaphraseReport;
 
 struct HistData {
@@ -97,19 +94,13 @@ impl Figure for HistData {
             .unwrap_or(0)
             .max(1) as f64
             * 1.15;
-        let mut chart = ChartBuilder::on(root)
-            .caption("MDIFF of originals and paraphrases", font(CAPTION_SIZE))
-            .margin(16)
-            .x_label_area_size(56)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x0..x1, 0.0..top)?;
-        chart
-            .configure_mesh()
-            .light_line_style(WHITE.mix(0.0))
+        let frame = Frame::figure((56, 70));
+        let mut chart =
+            frame.chart(root, "MDIFF of originals and paraphrases", x0..x1, 0.0..top)?;
+        frame
+            .mesh(&mut chart)
             .x_desc("MDIFF = score(stereotypical) − score(anti-stereotypical)")
             .y_desc("pairs")
-            .axis_desc_style(font(LABEL_SIZE))
-            .label_style(font(TICK_SIZE))
             .y_label_formatter(&|v| format!("{v:.0}"))
             .draw()?;
         let band = RGBColor(200, 200, 200).mix(0.5).filled();

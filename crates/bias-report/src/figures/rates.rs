@@ -8,8 +8,7 @@ use plotters::prelude::*;
 
 use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
-    colour, decimals, finite_range, font, legend, padded, swatch, CAPTION_SIZE, LABEL_SIZE,
-    TICK_SIZE,
+    colour, decimals, finite_range, font, legend, padded, swatch, Frame, CAPTION_SIZE,
 };
 
 use crate::ReportError;
@@ -110,19 +109,12 @@ fn draw_panel<DB: Backend>(area: &DrawingArea<DB, Shift>, p: &RatePanel) -> Draw
             .flat_map(|s| s.points.iter().map(|q| q.1).chain(s.baseline)),
     )
     .map_or((0.0, 1.0), |y| padded(y, 0.1));
-    let mut chart = ChartBuilder::on(area)
-        .caption(&p.title, font(LABEL_SIZE))
-        .margin(12)
-        .x_label_area_size(48)
-        .y_label_area_size(90)
-        .build_cartesian_2d(x.0..x.1, y.0..y.1)?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE.mix(0.0))
+    let frame = Frame::panel((48, 90));
+    let mut chart = frame.chart(area, &p.title, x.0..x.1, y.0..y.1)?;
+    frame
+        .mesh(&mut chart)
         .x_desc("rate of bias r (share of male sentences)")
         .y_desc(p.y_desc.as_str())
-        .axis_desc_style(font(TICK_SIZE))
-        .label_style(font(TICK_SIZE))
         .y_label_formatter(&|v| {
             let d = decimals(y.0, y.1);
             if v.abs() < (y.1 - y.0).abs() * 1e-9 {

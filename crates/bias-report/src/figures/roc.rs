@@ -7,9 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::output::{input_error, render, Backend, DrawResult, Figure};
-use super::style::{
-    colour, dashed_swatch, font, legend, swatch, CAPTION_SIZE, GREY, LABEL_SIZE, TICK_SIZE,
-};
+use super::style::{colour, dashed_swatch, legend, swatch, Frame, GREY};
 
 use crate::ReportError;
 
@@ -51,19 +49,12 @@ impl Figure for RocData<'_> {
     }
 
     fn draw<DB: Backend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult {
-        let mut chart = ChartBuilder::on(root)
-            .caption("ROC against human labels", font(CAPTION_SIZE))
-            .margin(16)
-            .x_label_area_size(56)
-            .y_label_area_size(70)
-            .build_cartesian_2d(-0.01..1.01, -0.01..1.01)?;
-        chart
-            .configure_mesh()
-            .light_line_style(WHITE.mix(0.0))
+        let frame = Frame::figure((56, 70));
+        let mut chart = frame.chart(root, "ROC against human labels", -0.01..1.01, -0.01..1.01)?;
+        frame
+            .mesh(&mut chart)
             .x_desc("false-positive rate")
             .y_desc("true-positive rate")
-            .axis_desc_style(font(LABEL_SIZE))
-            .label_style(font(TICK_SIZE))
             .x_label_formatter(&|v| format!("{v:.1}"))
             .y_label_formatter(&|v| format!("{v:.1}"))
             .draw()?;

@@ -3,11 +3,15 @@
 
 use std::sync::Once;
 
+use plotters::chart::MeshStyle;
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::drawing::DrawingAreaErrorKind;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
-use super::output::DrawResult;
+use super::output::{Backend, DrawResult};
 
 use crate::ReportError;
 
@@ -156,4 +160,73 @@ pub(super) fn linspace(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     (0..n)
         .map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64)
         .collect()
+}
+
+/// A plot's chart: `f64` axes on a drawing area.
+pub(super) type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// How a plot is framed: the caption's size, the margin and the label areas `(x, y)` in
+/// pixels, and the size of the axis titles.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Frame {
+    caption: u32,
+    margin: u32,
+    label_areas: (u32, u32),
+    axis_titles: u32,
+}
+
+impl Frame {
+    /// A figure of its own: caption [`CAPTION_SIZE`], margin 16, axis titles [`LABEL_SIZE`].
+    pub(super) const fn figure(label_areas: (u32, u32)) -> Self {
+        Frame {
+            caption: CAPTION_SIZE,
+            margin: 16,
+            label_areas,
+            axis_titles: LABEL_SIZE,
+        }
+    }
+
+    /// One panel of a grid: caption [`LABEL_SIZE`], margin 12, axis titles [`TICK_SIZE`].
+    pub(super) const fn panel(label_areas: (u32, u32)) -> Self {
+        Frame {
+            caption: LABEL_SIZE,
+            margin: 12,
+            label_areas,
+            axis_titles: TICK_SIZE,
+        }
+    }
+
+    /// The same frame with a margin of `margin` pixels.
+    pub(super) const fn margin(self, margin: u32) -> Self {
+        Frame { margin, ..self }
+    }
+
+    /// The chart of `caption` over `x` × `y` on `area`.
+    pub(super) fn chart<'a, DB: Backend>(
+        &self,
+        area: &'a DrawingArea<DB, Shift>,
+        caption: &str,
+        x: std::ops::Range<f64>,
+        y: std::ops::Range<f64>,
+    ) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+        ChartBuilder::on(area)
+            .caption(caption, font(self.caption))
+            .margin(self.margin)
+            .x_label_area_size(self.label_areas.0)
+            .y_label_area_size(self.label_areas.1)
+            .build_cartesian_2d(x, y)
+    }
+
+    /// The chart's mesh in the figures' style: no light grid lines, axis titles in the frame's
+    /// size, tick labels in [`TICK_SIZE`]; the caller adds its titles and formatters.
+    pub(super) fn mesh<'a, 'b, DB: Backend>(
+        &self,
+        chart: &'b mut Chart<'a, DB>,
+    ) -> MeshStyle<'a, 'b, RangedCoordf64, RangedCoordf64, DB> {
+        let mut mesh = chart.configure_mesh();
+        mesh.light_line_style(WHITE.mix(0.0))
+            .axis_desc_style(font(self.axis_titles))
+            .label_style(font(TICK_SIZE));
+        mesh
+    }
 }

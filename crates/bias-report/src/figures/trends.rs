@@ -7,8 +7,8 @@ use plotters::prelude::*;
 
 use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::{
-    colour, decimals, finite_range, font, legend, padded, swatch, ANTI_COLOUR, CAPTION_SIZE, GREY,
-    LABEL_SIZE, STEREO_COLOUR, TICK_SIZE,
+    colour, decimals, finite_range, font, legend, padded, swatch, Frame, ANTI_COLOUR, CAPTION_SIZE,
+    GREY, STEREO_COLOUR,
 };
 use bias_robust::controlled::{ControlledReport, Probe};
 
@@ -149,19 +149,12 @@ impl Figure for TrendPanels {
 }
 
 fn draw_trend_panel<DB: Backend>(area: &DrawingArea<DB, Shift>, p: &TrendPanel) -> DrawResult {
-    let mut chart = ChartBuilder::on(area)
-        .caption(&p.title, font(LABEL_SIZE))
-        .margin(12)
-        .x_label_area_size(48)
-        .y_label_area_size(70)
-        .build_cartesian_2d(p.x.0..p.x.1, p.y.0..p.y.1)?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE.mix(0.0))
+    let frame = Frame::panel((48, 70));
+    let mut chart = frame.chart(area, &p.title, p.x.0..p.x.1, p.y.0..p.y.1)?;
+    frame
+        .mesh(&mut chart)
         .x_desc("rate of bias r")
         .y_desc(p.y_desc.as_str())
-        .axis_desc_style(font(TICK_SIZE))
-        .label_style(font(TICK_SIZE))
         .x_label_formatter(&|v| rate_label(*v))
         .y_label_formatter(&|v| signless_zero(format!("{v:.*}", decimals(p.y.0, p.y.1))))
         .draw()?;
