@@ -94,7 +94,7 @@ pub trait Choice: Copy + PartialEq + Sized + 'static {
 
 /// Declares an option enum and its [`Choice`] table at once: each value's name, aliases and help
 /// stand on the line of its variant. The enum derives `Debug, Clone, Copy, PartialEq, Eq, Hash`
-/// and displays as its name;
+/// and displays as its name, and has `ALL` (every value, in declaration order) and `name()`;
 /// further derives and attributes (`#[derive(Default)]`, `#[default]`, serde's) go where they
 /// would on a plain enum. Values are listed in declaration order.
 ///
@@ -113,6 +113,7 @@ pub trait Choice: Copy + PartialEq + Sized + 'static {
 /// use bias_core::Choice;
 /// assert_eq!(Ties::parse_choice("neutral")?, Ties::Nangia);
 /// assert_eq!(Ties::default().choice_name(), "strict");
+/// assert_eq!(Ties::ALL.map(Ties::name), ["strict", "nangia"]);
 /// # Ok::<(), bias_core::CoreError>(())
 /// ```
 #[macro_export]
@@ -137,6 +138,18 @@ macro_rules! choice {
             const CHOICES: &'static [$crate::Named<Self>] = &[
                 $($crate::Named::new(Self::$variant, $name, $help).aliases(&[$($alias),*]),)+
             ];
+        }
+
+        impl $ty {
+            /// Every value, in declaration order.
+            pub const ALL: [Self; [$(stringify!($variant)),+].len()] = [$(Self::$variant),+];
+
+            /// The value's name, as its `Choice` table spells it (what the CLI takes).
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)+
+                }
+            }
         }
 
         impl ::std::fmt::Display for $ty {

@@ -29,17 +29,6 @@ crate::choice! {
 }
 
 impl SssAverage {
-    /// Both forms.
-    pub const ALL: [SssAverage; 2] = [SssAverage::Diagonal, SssAverage::Matrix];
-
-    /// `diagonal` or `matrix`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SssAverage::Diagonal => "diagonal",
-            SssAverage::Matrix => "matrix",
-        }
-    }
-
     /// The form in words, for a table's note.
     pub fn describe(self) -> &'static str {
         match self {

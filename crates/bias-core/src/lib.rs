@@ -94,6 +94,7 @@ pub use pair::SentencePair;
 pub use run::RunError;
 pub use score_table::{
     ScoreRow, ScoreRowBuilder, ScoreSlice, ScoreTable, ScoreTableWriter, SCORE_TABLE_COLUMNS,
+    SCORE_TABLE_HEADER,
 };
 pub use scorer_name::Scorer;
 pub use scoring::{PairOutcome, PairScore, PairScorer, SentenceScore, SkipReason, Unscorable};

@@ -28,8 +28,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::{BiasType, CoreError, DatasetName, Direction, ModelName, ScorerName};
 
-/// The required columns of the score-table CSV, in the order this crate writes them.
-pub const SCORE_TABLE_COLUMNS: [&str; 10] = [
+/// Every column of the score-table CSV, in the order this crate writes them: the required
+/// [`SCORE_TABLE_COLUMNS`], then the optional token counts and paraphrase group.
+pub const SCORE_TABLE_HEADER: [&str; 13] = [
     "pair_id",
     "dataset",
     "bias_type",
@@ -40,9 +41,28 @@ pub const SCORE_TABLE_COLUMNS: [&str; 10] = [
     "score_anti",
     "scorer",
     "model",
+    "tokens_stereo",
+    "tokens_anti",
+    "group_id",
 ];
 
-const OPTIONAL_COLUMNS: [&str; 3] = ["tokens_stereo", "tokens_anti", "group_id"];
+/// The required columns of the score-table CSV: the first ten of [`SCORE_TABLE_HEADER`].
+pub const SCORE_TABLE_COLUMNS: [&str; 10] = {
+    let mut required = [""; 10];
+    let mut i = 0;
+    while i < required.len() {
+        required[i] = SCORE_TABLE_HEADER[i];
+        i += 1;
+    }
+    required
+};
+
+/// The optional columns: the last three of [`SCORE_TABLE_HEADER`].
+const OPTIONAL_COLUMNS: [&str; 3] = [
+    SCORE_TABLE_HEADER[10],
+    SCORE_TABLE_HEADER[11],
+    SCORE_TABLE_HEADER[12],
+];
 
 /// One scored pair: both sentences, both scores, and where they came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -408,12 +428,7 @@ impl<W: Write> ScoreTableWriter<W> {
     /// [`CoreError::Csv`] if the header cannot be written.
     pub fn new(writer: W) -> Result<Self, CoreError> {
         let mut csv = csv::Writer::from_writer(writer);
-        let header: Vec<&str> = SCORE_TABLE_COLUMNS
-            .iter()
-            .chain(OPTIONAL_COLUMNS.iter())
-            .copied()
-            .collect();
-        csv.write_record(&header).map_err(write_err)?;
+        csv.write_record(SCORE_TABLE_HEADER).map_err(write_err)?;
         Ok(ScoreTableWriter { csv })
     }
 

@@ -34,32 +34,6 @@ crate::choice! {
 }
 
 impl Scorer {
-    /// Every scorer: the masked ones in the order tables list them, then the causal ones.
-    pub const ALL: [Scorer; 8] = [
-        Scorer::Aul,
-        Scorer::Aula,
-        Scorer::Cps,
-        Scorer::Sss,
-        Scorer::AllMasked,
-        Scorer::Pll,
-        Scorer::LlSum,
-        Scorer::LlMean,
-    ];
-
-    /// The name in a score table's `scorer` column.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Scorer::Aul => "aul",
-            Scorer::Aula => "aula",
-            Scorer::Cps => "cps",
-            Scorer::Sss => "sss",
-            Scorer::AllMasked => "all-masked",
-            Scorer::Pll => "pll",
-            Scorer::LlSum => "ll-sum",
-            Scorer::LlMean => "ll-mean",
-        }
-    }
-
     /// Whether a causal LM computes it.
     pub const fn is_causal(self) -> bool {
         matches!(self, Scorer::LlSum | Scorer::LlMean)

@@ -146,13 +146,6 @@ bias_core::choice! {
     }
 }
 
-impl SubspaceVectors {
-    /// The name used in options and outputs: `unit` or `raw` ([`bias_core::Choice`] spells them).
-    pub fn name(self) -> &'static str {
-        bias_core::Choice::choice_name(self)
-    }
-}
-
 /// The first `k` principal components of the attribute tuples, each tuple centred on its own
 /// mean, on unit-normalised vectors (Bolukbasi et al. 2016 §6); [`bias_subspace_with`] with
 /// [`SubspaceVectors::Unit`]. See the module documentation for the sign convention.

@@ -536,8 +536,8 @@ bias_core::choice! {
 }
 
 impl GroupOrder {
-    /// `authors-code` or `file`.
-    pub fn name(self) -> &'static str {
+    /// The label a run's settings write: `authors-code` or `file` (the CLI takes `authors`).
+    pub fn label(self) -> &'static str {
         match self {
             GroupOrder::AuthorsCode => "authors-code",
             GroupOrder::File => "file",

@@ -508,16 +508,7 @@ pub fn bootstrap_lm_eval_bbq(
             what: "BBQ answers".into(),
         });
     }
-    if options.replicates == 0 || !(options.level > 0.0 && options.level < 1.0) {
-        return Err(crate::MetricsError::InvalidParameter {
-            name: "bootstrap".into(),
-            value: format!(
-                "{} replicates at level {}",
-                options.replicates, options.level
-            ),
-            expected: "at least 1 replicate and a level in (0, 1)".into(),
-        });
-    }
+    crate::bootstrap::check_settings(&options)?;
     let strata: Vec<Vec<usize>> = if options.stratified {
         let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for (i, a) in answers.iter().enumerate() {

@@ -125,6 +125,22 @@ pub(crate) fn validate(options: &BootstrapOptions) -> Result<(), MetricsError> {
     Ok(())
 }
 
+/// [`MetricsError::InvalidParameter`] named `bootstrap` (both settings in one message, for the
+/// benchmarks' intervals) unless B ≥ 1 and the level is in (0, 1).
+pub(crate) fn check_settings(options: &BootstrapOptions) -> Result<(), MetricsError> {
+    if options.replicates == 0 || !(options.level > 0.0 && options.level < 1.0) {
+        return Err(MetricsError::InvalidParameter {
+            name: "bootstrap".into(),
+            value: format!(
+                "{} replicates at level {}",
+                options.replicates, options.level
+            ),
+            expected: "at least 1 replicate and a level in (0, 1)".into(),
+        });
+    }
+    Ok(())
+}
+
 /// `measure` on `table`, its error wrapped as [`MetricsError::Measure`] named by `what`.
 fn run_measure<M: AnyMeasure + ?Sized>(
     measure: &M,

@@ -186,16 +186,6 @@ bias_core::choice! {
     }
 }
 
-impl PairsInN {
-    /// `all` or `scored`, as the CLI spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            PairsInN::All => "all",
-            PairsInN::Scored => "scored",
-        }
-    }
-}
-
 /// A pair a scorer left out of its score table (see [`PairsInN`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnscoredPair {

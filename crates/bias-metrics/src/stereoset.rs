@@ -288,16 +288,7 @@ pub fn bootstrap_stereoset(
             what: "StereoSet items".into(),
         });
     }
-    if options.replicates == 0 || !(options.level > 0.0 && options.level < 1.0) {
-        return Err(crate::MetricsError::InvalidParameter {
-            name: "bootstrap".into(),
-            value: format!(
-                "{} replicates at level {}",
-                options.replicates, options.level
-            ),
-            expected: "at least 1 replicate and a level in (0, 1)".into(),
-        });
-    }
+    crate::bootstrap::check_settings(&options)?;
     let strata = |items: &[ItemOutcome]| -> Vec<Vec<usize>> {
         if !options.stratified {
             return vec![(0..items.len()).collect()];

@@ -14,7 +14,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use bias_core::run::run_scoring;
-use bias_core::{BiasType, Direction, ScoreRow, ScoreTable, SentencePair};
+use bias_core::{BiasType, Direction, ScoreRow, ScoreTable, SentencePair, SCORE_TABLE_HEADER};
 use bias_metrics::{DistributionOptions, MeasureSpec, SmallTypePolicy};
 use bias_plm::{BatchOptions, DeviceSpec, LanguageModel, ScoringOptions};
 use pyo3::create_exception;
@@ -35,23 +35,6 @@ create_exception!(
 
 /// The libtorch version this module is linked against (that of the `tch` crate, 0.24).
 const LIBTORCH_VERSION: &str = "2.11.0";
-
-/// The columns of a score table, in the order of its CSV (`bias score`).
-const COLUMNS: [&str; 13] = [
-    "pair_id",
-    "dataset",
-    "bias_type",
-    "direction",
-    "stereo",
-    "anti",
-    "score_stereo",
-    "score_anti",
-    "scorer",
-    "model",
-    "tokens_stereo",
-    "tokens_anti",
-    "group_id",
-];
 
 /// A library error as a [`BiasError`] whose message is the error and its causes.
 fn bias_error(e: &dyn Error) -> PyErr {
@@ -77,7 +60,7 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
-/// A score table as `{column: list}` in [`COLUMNS`] order.
+/// A score table as `{column: list}` in [`SCORE_TABLE_HEADER`] order.
 fn columns<'py>(py: Python<'py>, table: &ScoreTable) -> PyResult<Bound<'py, PyDict>> {
     let rows = table.rows();
     let text = |f: &dyn Fn(&ScoreRow) -> String| rows.iter().map(f).collect::<Vec<String>>();
@@ -738,7 +721,7 @@ fn lm_eval_crows<'py>(py: Python<'py>, table: Bound<'py, PyDict>) -> PyResult<Bo
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BiasError", m.py().get_type::<BiasError>())?;
-    m.add("COLUMNS", COLUMNS.to_vec())?;
+    m.add("COLUMNS", SCORE_TABLE_HEADER.to_vec())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(libtorch_version, m)?)?;
     m.add_function(wrap_pyfunction!(score, m)?)?;

@@ -101,16 +101,6 @@ bias_core::choice! {
     }
 }
 
-impl LabelRule {
-    /// `matching` or `any`, as the CLI spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            LabelRule::MatchingBiasType => "matching",
-            LabelRule::AnyAnnotation => "any",
-        }
-    }
-}
-
 /// Number of validators whose annotation counts under `rule` ([`LabelRule`]).
 pub fn counted_annotations(pair: &CrowsPair, rule: LabelRule) -> usize {
     match rule {

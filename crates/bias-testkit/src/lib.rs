@@ -43,6 +43,20 @@ pub fn assert_each_cause_once(err: &dyn Error) -> Vec<String> {
     messages
 }
 
+/// Asserts that no message of a library error's chain (as [`chain`] lists it) repeats the text
+/// of one below it, and that none names a CLI flag (`--…`: flags are the CLI's to name).
+pub fn assert_library_chain(messages: &[String]) {
+    for (i, outer) in messages.iter().enumerate() {
+        assert!(!outer.contains("--"), "{outer:?} names a CLI flag");
+        for inner in &messages[i + 1..] {
+            assert!(
+                !outer.contains(inner.as_str()),
+                "{outer:?} repeats its cause {inner:?}"
+            );
+        }
+    }
+}
+
 /// A fresh, empty folder `bias-<tag>-<pid>` under the system's temporary folder (removed first
 /// if a previous run left it). Each test module gives its own tag: the modules of one test
 /// binary share the process id.
@@ -52,6 +66,31 @@ pub fn scratch(tag: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// `data/<rel>` of the repository, asserting it is there (the real data sets are unpacked by
+/// `scripts/setup.sh`).
+pub fn real_data(rel: &str) -> PathBuf {
+    let path = root().join("data").join(rel);
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/setup.sh (or make test) first",
+        path.display()
+    );
+    path
+}
+
+/// CrowS-Pairs' pairs per bias type, as Nangia et al. (2020, Table 1) count them (1,508 in all).
+pub const CROWS_PAIRS_BY_TYPE: [(&str, usize); 9] = [
+    ("race-color", 516),
+    ("gender", 262),
+    ("socioeconomic", 172),
+    ("nationality", 159),
+    ("religion", 105),
+    ("age", 87),
+    ("sexual-orientation", 84),
+    ("physical-appearance", 63),
+    ("disability", 60),
+];
 
 /// The fixture checkpoint `fixtures/models/<arch>`, as a command-line argument.
 pub fn fixture_model(arch: &str) -> String {
@@ -117,4 +156,23 @@ pub fn assert_success(out: &std::process::Output) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Deterministic standard normals (Box–Muller on a 64-bit LCG).
+pub fn normals(seed: u64, n: usize) -> Vec<f64> {
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut uniform = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    };
+    (0..n)
+        .map(|_| {
+            let (u, v) = (uniform(), uniform());
+            (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+        })
+        .collect()
 }

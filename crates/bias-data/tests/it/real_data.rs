@@ -2,23 +2,13 @@
 //!
 //! A missing file is a failure, never a skip.
 
-use std::path::PathBuf;
-
 use bias_core::{BiasType, Direction};
 use bias_data::crows_pairs::read_crows_pairs_path;
 use bias_data::stereoset::{read_stereoset_path, GoldLabel, Section};
 use bias_data::wordlists::{load_word_lists, read_weat_tests_path, CasePolicy};
 use bias_data::{load_pairs, CountEntry, DatasetKind};
 
-fn data(rel: &str) -> PathBuf {
-    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data")).join(rel);
-    assert!(
-        path.is_file(),
-        "missing data file {}: run scripts/setup.sh to download the data sets",
-        path.display()
-    );
-    path
-}
+use bias_testkit::{real_data as data, CROWS_PAIRS_BY_TYPE};
 
 fn counts(entries: &[CountEntry]) -> Vec<(&str, usize)> {
     entries
@@ -70,20 +60,7 @@ fn crows_pairs_counts_and_columns() {
     assert_eq!(ds.pairs[2].anti, r2.sent_less);
     let s = ds.stats();
     assert_eq!(s.n_pairs, 1508);
-    assert_eq!(
-        counts(&s.by_bias_type),
-        vec![
-            ("race-color", 516),
-            ("gender", 262),
-            ("socioeconomic", 172),
-            ("nationality", 159),
-            ("religion", 105),
-            ("age", 87),
-            ("sexual-orientation", 84),
-            ("physical-appearance", 63),
-            ("disability", 60),
-        ]
-    );
+    assert_eq!(counts(&s.by_bias_type), CROWS_PAIRS_BY_TYPE);
     assert_eq!(
         counts(&s.by_direction),
         vec![("stereo", 1290), ("antistereo", 218)]

@@ -70,25 +70,7 @@ mod tests {
     use super::{gaussian_kde, scott_bandwidth};
     use crate::MetricsError;
     use approx::{abs_diff_eq, assert_abs_diff_eq};
-
-    /// Deterministic standard normals (Box–Muller on a 64-bit LCG).
-    fn normals(seed: u64, n: usize) -> Vec<f64> {
-        let mut state = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let mut uniform = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-        };
-        (0..n)
-            .map(|_| {
-                let (u, v) = (uniform(), uniform());
-                (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-            })
-            .collect()
-    }
+    use bias_testkit::normals;
 
     #[test]
     fn kde_integrates_to_one() {

@@ -96,20 +96,6 @@ bias_core::choice! {
     }
 }
 
-impl AulTokens {
-    /// Every choice.
-    pub const ALL: [AulTokens; 3] = [
-        AulTokens::Paper,
-        AulTokens::Sentence,
-        AulTokens::WithSpecial,
-    ];
-
-    /// The name the CLI takes: `paper`, `sentence`, `with-special` ([`bias_core::Choice`] spells them).
-    pub fn name(self) -> &'static str {
-        bias_core::Choice::choice_name(self)
-    }
-}
-
 named_choice!(AulTokens, "AUL accuracy tokens");
 
 bias_core::choice! {
@@ -123,16 +109,6 @@ bias_core::choice! {
         Item = "item" => "",
         /// Token positions, as on CrowS-Pairs.
         Token = "token" => "",
-    }
-}
-
-impl StereoSetAccuracy {
-    /// Every choice.
-    pub const ALL: [StereoSetAccuracy; 2] = [StereoSetAccuracy::Item, StereoSetAccuracy::Token];
-
-    /// The name the CLI takes: `item`, `token` ([`bias_core::Choice`] spells them).
-    pub fn name(self) -> &'static str {
-        bias_core::Choice::choice_name(self)
     }
 }
 
@@ -151,17 +127,6 @@ bias_core::choice! {
         /// commit 6b10239): the share of rank-1 predictions over every position a method scores,
         /// of both sentences of every pair ([`authors_accuracy`]).
         Authors = "authors" => "The Accuracy: line of the authors' evaluate.py",
-    }
-}
-
-impl AccuracyDefinition {
-    /// Both definitions.
-    pub const ALL: [AccuracyDefinition; 2] =
-        [AccuracyDefinition::Paper, AccuracyDefinition::Authors];
-
-    /// The name the CLI takes: `paper`, `authors`.
-    pub fn name(self) -> &'static str {
-        bias_core::Choice::choice_name(self)
     }
 }
 

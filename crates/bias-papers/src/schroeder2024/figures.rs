@@ -101,7 +101,7 @@ pub(super) fn figure1(
                     s.bias_type.to_string(),
                     names[m].clone(),
                     score.to_owned(),
-                    reading.name().to_owned(),
+                    reading.label().to_owned(),
                     r.samples.len().to_string(),
                     found.map_or(String::new(), |(_, c, _)| format!("{c}")),
                     found.map_or(String::new(), |(_, _, p)| format!("{p}")),

@@ -69,8 +69,8 @@ bias_core::choice! {
 }
 
 impl StereoLabels {
-    /// `authors-code` or `intended`.
-    pub fn name(self) -> &'static str {
+    /// The label a run's settings write: `authors-code` or `intended` (the CLI takes `authors`).
+    pub fn label(self) -> &'static str {
         match self {
             StereoLabels::AuthorsCode => "authors-code",
             StereoLabels::Intended => "intended",
@@ -98,8 +98,8 @@ bias_core::choice! {
 }
 
 impl Figure1Reading {
-    /// `authors-code` or `signed`.
-    pub fn name(self) -> &'static str {
+    /// The label a run's settings write: `authors-code` or `signed` (the CLI takes `authors`).
+    pub fn label(self) -> &'static str {
         match self {
             Figure1Reading::AuthorsCode => "authors-code",
             Figure1Reading::Signed => "signed",
@@ -118,16 +118,6 @@ bias_core::choice! {
         LowHigh = "low-high" => "The authors' notebook: low-bias × high-bias models, both orders.",
         /// Every pair of selected models (low or high) whose CPS bias differs, counted once.
         AllSelected = "all-selected" => "Every pair of selected models, once.",
-    }
-}
-
-impl Table3Pairs {
-    /// `low-high` or `all-selected`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Table3Pairs::LowHigh => "low-high",
-            Table3Pairs::AllSelected => "all-selected",
-        }
     }
 }
 
@@ -205,9 +195,9 @@ impl SchroederOptions {
             ("schroeder2024 WEAT ddof", format!("{:?}", self.ddof)),
             ("schroeder2024 DirectBias c", self.c.to_string()),
             ("schroeder2024 subspace", self.subspace.name().into()),
-            ("schroeder2024 labels", self.labels.name().into()),
-            ("schroeder2024 group order", self.group_order.name().into()),
-            ("schroeder2024 figure 1", self.figure1.name().into()),
+            ("schroeder2024 labels", self.labels.label().into()),
+            ("schroeder2024 group order", self.group_order.label().into()),
+            ("schroeder2024 figure 1", self.figure1.label().into()),
             ("schroeder2024 table 3 pairs", self.table3.name().into()),
             ("schroeder2024 sd threshold", self.sd_threshold.to_string()),
             (

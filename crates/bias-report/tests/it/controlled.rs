@@ -9,7 +9,7 @@ use approx::assert_abs_diff_eq;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::svg::{marks, Mark};
+use crate::svg::{marks, Axis, Mark};
 use bias_core::{BiasType, Direction, ScoreRow, ScoreTable};
 use bias_metrics::{DistributionOptions, JssVariant, MeasureSpec};
 use bias_report::figures::{self, with_extension};
@@ -673,45 +673,6 @@ fn out(name: &str) -> PathBuf {
 // Reading the SVG back (as tests/it/figures.rs does): plotters writes one flat list of elements,
 // panel after panel, each panel starting with its caption; the points are mapped back to data
 // through the panel's tick labels.
-
-/// An axis: pixel = offset + scale · value, fitted to the tick labels (least squares); every
-/// label must sit within a pixel of the fit, so a label that misstates its tick fails here.
-#[derive(Debug, Clone, Copy)]
-struct Axis {
-    offset: f64,
-    scale: f64,
-}
-
-impl Axis {
-    fn fit(ticks: &[(f64, f64)], what: &str) -> Axis {
-        assert!(ticks.len() >= 3, "{what}: too few ticks: {ticks:?}");
-        let n = ticks.len() as f64;
-        let mv = ticks.iter().map(|t| t.0).sum::<f64>() / n;
-        let mp = ticks.iter().map(|t| t.1).sum::<f64>() / n;
-        let sxy: f64 = ticks.iter().map(|t| (t.0 - mv) * (t.1 - mp)).sum();
-        let sxx: f64 = ticks.iter().map(|t| (t.0 - mv).powi(2)).sum();
-        let scale = sxy / sxx;
-        let axis = Axis {
-            offset: mp - scale * mv,
-            scale,
-        };
-        for &(v, px) in ticks {
-            assert!(
-                abs_diff_eq!(axis.px(v), px, epsilon = 1.0),
-                "{what}: tick {v} at {px}: {axis:?}"
-            );
-        }
-        axis
-    }
-
-    fn px(&self, value: f64) -> f64 {
-        self.offset + self.scale * value
-    }
-
-    fn value(&self, px: f64) -> f64 {
-        (px - self.offset) / self.scale
-    }
-}
 
 /// Plotters rounds every coordinate to a whole pixel: a mark is at most half a pixel from its
 /// exact place, and the axis fitted to rounded tick positions adds at most as much again.

@@ -7,20 +7,7 @@ use bias_metrics::stats::RocCurve;
 use bias_report::figures;
 use bias_report::ReportError;
 
-use bias_testkit::chain;
-
-/// No message repeats the text of an error further down its chain, and none names a CLI flag.
-fn assert_each_cause_once(messages: &[String]) {
-    for (i, outer) in messages.iter().enumerate() {
-        assert!(!outer.contains("--"), "{outer:?} names a CLI flag");
-        for inner in &messages[i + 1..] {
-            assert!(
-                !outer.contains(inner.as_str()),
-                "{outer:?} repeats its cause {inner:?}"
-            );
-        }
-    }
-}
+use bias_testkit::{assert_library_chain, chain};
 
 #[test]
 fn a_figure_that_cannot_be_written_names_the_folder_and_leaves_the_os_error_to_its_source() {
@@ -47,5 +34,5 @@ fn a_figure_that_cannot_be_written_names_the_folder_and_leaves_the_os_error_to_i
     let messages = chain(&err);
     assert_eq!(messages.len(), 2, "{messages:?}");
     assert_eq!(messages[0], format!("cannot create {}", blocker.display()));
-    assert_each_cause_once(&messages);
+    assert_library_chain(&messages);
 }

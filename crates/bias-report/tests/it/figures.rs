@@ -9,7 +9,7 @@ use approx::abs_diff_eq;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::svg::{marks, Mark};
+use crate::svg::{marks, Axis, Mark};
 use bias_core::{BiasType, ScoreRow, ScoreTable};
 use bias_metrics::stats::RocCurve;
 use bias_metrics::MetricsError;
@@ -19,30 +19,12 @@ use bias_robust::{
     correlate_measures, paraphrase_agreement, CorrelateOptions, MeasureAtRate, ParaphraseOptions,
     RepeatSummary, RobustError, RobustnessOptions, RobustnessReport,
 };
+use bias_testkit::normals;
 
 fn out(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bias-robust-figures");
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
-}
-
-/// Deterministic standard normals (Box–Muller on a 64-bit LCG).
-fn normals(seed: u64, n: usize) -> Vec<f64> {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    let mut uniform = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    };
-    (0..n)
-        .map(|_| {
-            let (u, v) = (uniform(), uniform());
-            (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-        })
-        .collect()
 }
 
 fn row(pair_id: &str, group: Option<&str>, stereo: f64, anti: f64) -> ScoreRow {
@@ -77,44 +59,6 @@ fn svg_marks(stem: &Path) -> Vec<Mark> {
     marks(&std::fs::read_to_string(with_extension(stem, "svg")).unwrap())
 }
 
-/// An axis: pixel = offset + scale · value, fitted to the tick labels (least squares).
-#[derive(Debug, Clone, Copy)]
-struct Axis {
-    offset: f64,
-    scale: f64,
-}
-
-impl Axis {
-    fn fit(ticks: &[(f64, f64)]) -> Axis {
-        assert!(ticks.len() >= 3, "too few ticks: {ticks:?}");
-        let n = ticks.len() as f64;
-        let mv = ticks.iter().map(|t| t.0).sum::<f64>() / n;
-        let mp = ticks.iter().map(|t| t.1).sum::<f64>() / n;
-        let sxy: f64 = ticks.iter().map(|t| (t.0 - mv) * (t.1 - mp)).sum();
-        let sxx: f64 = ticks.iter().map(|t| (t.0 - mv).powi(2)).sum();
-        let scale = sxy / sxx;
-        let axis = Axis {
-            offset: mp - scale * mv,
-            scale,
-        };
-        for &(v, px) in ticks {
-            assert!(
-                abs_diff_eq!(axis.px(v), px, epsilon = 1.0),
-                "tick {v} at {px}: {axis:?}"
-            );
-        }
-        axis
-    }
-
-    fn px(&self, value: f64) -> f64 {
-        self.offset + self.scale * value
-    }
-
-    fn value(&self, px: f64) -> f64 {
-        (px - self.offset) / self.scale
-    }
-}
-
 /// The x axis (numeric labels centred under it) and y axis (numeric labels right-aligned) of a
 /// chart, from the tick labels.
 fn axes(marks: &[Mark]) -> (Axis, Axis) {
@@ -132,7 +76,7 @@ fn axes(marks: &[Mark]) -> (Axis, Axis) {
         .iter()
         .map(|m| (m.value().unwrap(), m.num("y")))
         .collect();
-    (Axis::fit(&x), Axis::fit(&y))
+    (Axis::fit(&x, "x"), Axis::fit(&y, "y"))
 }
 
 /// `#RRGGBB` of the tab10 colour `i` the figures draw series `i` with.

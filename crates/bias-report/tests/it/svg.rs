@@ -2,6 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use approx::abs_diff_eq;
+
 /// One SVG element: its tag, attributes and (for `<text>`) its text.
 #[derive(Debug)]
 pub(crate) struct Mark {
@@ -79,4 +81,43 @@ pub(crate) fn marks(svg: &str) -> Vec<Mark> {
         rest = &rest[end + 1..];
     }
     out
+}
+
+/// An axis: pixel = offset + scale · value, fitted to the tick labels (least squares); every
+/// label must sit within a pixel of the fit, so a label that misstates its tick fails here.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Axis {
+    pub(crate) offset: f64,
+    pub(crate) scale: f64,
+}
+
+impl Axis {
+    pub(crate) fn fit(ticks: &[(f64, f64)], what: &str) -> Axis {
+        assert!(ticks.len() >= 3, "{what}: too few ticks: {ticks:?}");
+        let n = ticks.len() as f64;
+        let mv = ticks.iter().map(|t| t.0).sum::<f64>() / n;
+        let mp = ticks.iter().map(|t| t.1).sum::<f64>() / n;
+        let sxy: f64 = ticks.iter().map(|t| (t.0 - mv) * (t.1 - mp)).sum();
+        let sxx: f64 = ticks.iter().map(|t| (t.0 - mv).powi(2)).sum();
+        let scale = sxy / sxx;
+        let axis = Axis {
+            offset: mp - scale * mv,
+            scale,
+        };
+        for &(v, px) in ticks {
+            assert!(
+                abs_diff_eq!(axis.px(v), px, epsilon = 1.0),
+                "{what}: tick {v} at {px}: {axis:?}"
+            );
+        }
+        axis
+    }
+
+    pub(crate) fn px(&self, value: f64) -> f64 {
+        self.offset + self.scale * value
+    }
+
+    pub(crate) fn value(&self, px: f64) -> f64 {
+        (px - self.offset) / self.scale
+    }
 }

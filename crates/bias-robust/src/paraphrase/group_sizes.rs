@@ -40,17 +40,6 @@ bias_core::choice! {
 }
 
 impl Table1Reading {
-    /// Both readings.
-    pub const ALL: [Table1Reading; 2] = [
-        Table1Reading::IncludesOriginals,
-        Table1Reading::ParaphrasesOnly,
-    ];
-
-    /// `includes-originals` or `paraphrases-only` (the CLI's names) ([`bias_core::Choice`] spells them).
-    pub fn name(self) -> &'static str {
-        bias_core::Choice::choice_name(self)
-    }
-
     /// The reading in words, for table notes and errors.
     pub fn describe(self) -> &'static str {
         match self {
@@ -88,16 +77,6 @@ bias_core::choice! {
         /// The paper's sizes: a seeded draw matching Table 1 per bias type under a
         /// [`Table1Reading`] ([`draw_paper_group_sizes`]).
         Paper = "paper" => "The paper-sized draw.",
-    }
-}
-
-impl GroupSizes {
-    /// Both choices.
-    pub const ALL: [GroupSizes; 2] = [GroupSizes::All, GroupSizes::Paper];
-
-    /// `all` or `paper` (the CLI's names) ([`bias_core::Choice`] spells them).
-    pub fn name(self) -> &'static str {
-        bias_core::Choice::choice_name(self)
     }
 }
 

@@ -19,20 +19,7 @@ fn row(id: usize, ty: BiasType, stereo: &str, anti: &str, st: f64, at: f64) -> S
         .build()
 }
 
-use bias_testkit::chain;
-
-/// No message repeats the text of an error further down its chain, and none names a CLI flag.
-fn assert_each_cause_once(messages: &[String]) {
-    for (i, outer) in messages.iter().enumerate() {
-        assert!(!outer.contains("--"), "{outer:?} names a CLI flag");
-        for inner in &messages[i + 1..] {
-            assert!(
-                !outer.contains(inner.as_str()),
-                "{outer:?} repeats its cause {inner:?}"
-            );
-        }
-    }
-}
+use bias_testkit::{assert_library_chain, chain};
 
 #[test]
 fn a_failing_measure_names_measure_model_rate_and_repeat_and_leaves_why_to_its_source() {
@@ -60,7 +47,7 @@ fn a_failing_measure_names_measure_model_rate_and_repeat_and_leaves_why_to_its_s
         messages[1].starts_with("kls: bias type `") && messages[1].contains("got 1"),
         "{messages:?}"
     );
-    assert_each_cause_once(&messages);
+    assert_library_chain(&messages);
 }
 
 #[test]
@@ -80,7 +67,7 @@ fn an_orientation_error_names_the_pair_and_its_cause_says_why() {
             "no gendered word among the differing words (john, mary)",
         ]
     );
-    assert_each_cause_once(&messages);
+    assert_library_chain(&messages);
 
     // Word lists that cannot be used: three levels, each said once.
     let both = vec!["he".to_owned()];
@@ -97,7 +84,7 @@ fn an_orientation_error_names_the_pair_and_its_cause_says_why() {
     assert_eq!(messages.len(), 3, "{messages:?}");
     assert_eq!(messages[1], "the male and female word lists cannot be used");
     assert!(messages[2].contains("in both lists"), "{messages:?}");
-    assert_each_cause_once(&messages);
+    assert_library_chain(&messages);
 }
 
 #[test]
@@ -134,7 +121,7 @@ fn an_empty_weat_side_is_its_own_variant_and_names_the_library_option_not_a_flag
     assert_eq!(messages.len(), 1, "{messages:?}");
     assert!(messages[0].contains("on all 4 targets"), "{messages:?}");
     assert!(!messages[0].contains("skip_failures"), "{messages:?}");
-    assert_each_cause_once(&messages);
+    assert_library_chain(&messages);
 
     // Two classes, one per group: a drawn half holding one class only has a side empty.
     let options = RetestOptions {
@@ -161,5 +148,5 @@ fn an_empty_weat_side_is_its_own_variant_and_names_the_library_option_not_a_flag
             && messages[0].contains("RetestOptions::skip_failures"),
         "{messages:?}"
     );
-    assert_each_cause_once(&messages);
+    assert_library_chain(&messages);
 }
