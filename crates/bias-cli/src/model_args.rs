@@ -44,6 +44,27 @@ pub fn kinds(scorers: &[Scorer], default: &[ScorerKind]) -> Result<Vec<ScorerKin
         .collect()
 }
 
+/// How many sequences and padded tokens a forward pass takes: `--batch-size`, `--batch-tokens`.
+#[derive(Debug, Args)]
+pub struct BatchArgs {
+    /// At most this many sequences per forward pass.
+    #[arg(long, default_value_t = 64)]
+    pub batch_size: usize,
+    /// At most this many padded tokens per forward pass.
+    #[arg(long, default_value_t = 4096)]
+    pub batch_tokens: usize,
+}
+
+impl BatchArgs {
+    /// The engine's batch limits (each at least 1).
+    pub fn options(&self) -> BatchOptions {
+        BatchOptions {
+            max_batch: self.batch_size.max(1),
+            max_tokens: self.batch_tokens.max(1),
+        }
+    }
+}
+
 /// Where a model runs: `--device`, `--threads`, `--dtype`.
 #[derive(Debug, Args)]
 pub struct DeviceArgs {
@@ -151,12 +172,8 @@ pub struct ModelArgs {
     pub model_name: Option<String>,
     #[command(flatten)]
     pub device: DeviceArgs,
-    /// At most this many sequences per forward pass.
-    #[arg(long, default_value_t = 64)]
-    pub batch_size: usize,
-    /// At most this many padded tokens per forward pass.
-    #[arg(long, default_value_t = 4096)]
-    pub batch_tokens: usize,
+    #[command(flatten)]
+    pub batch: BatchArgs,
     /// Truncate sentences longer than the model accepts instead of failing.
     #[arg(long)]
     pub truncate: bool,
@@ -190,10 +207,7 @@ impl ModelArgs {
             sss: self.sss,
             alignment: self.alignment,
             truncate: self.truncate,
-            batch: BatchOptions {
-                max_batch: self.batch_size.max(1),
-                max_tokens: self.batch_tokens.max(1),
-            },
+            batch: self.batch.options(),
         }
     }
 

@@ -132,6 +132,24 @@ fn json_problem(e: &serde_json::Error) -> &'static str {
 }
 
 impl CoreError {
+    /// A [`CoreError::InvalidField`]: `value` in `column` at `line` of `source_name` is not
+    /// what the column must hold (`expected`).
+    pub fn invalid_field(
+        source_name: &str,
+        line: u64,
+        column: &str,
+        value: &str,
+        expected: &str,
+    ) -> Self {
+        CoreError::InvalidField {
+            source_name: source_name.to_owned(),
+            line,
+            column: column.to_owned(),
+            value: value.to_owned(),
+            expected: expected.to_owned(),
+        }
+    }
+
     /// Builds an [`CoreError::Io`] for `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         CoreError::Io {

@@ -38,7 +38,7 @@ use std::path::Path;
 use bias_core::{BiasType, CoreError, Direction, SentencePair};
 use serde::{Deserialize, Serialize};
 
-use crate::util::{csv_error, invalid, read_file, source_name};
+use crate::util::{csv_error, csv_with_header, invalid, read_file, source_name};
 use crate::{pylit, DataError};
 
 pub use crate::pylit::LiteralError;
@@ -133,13 +133,7 @@ fn clean_header(h: &str) -> &str {
 /// - [`DataError::MalformedLiteral`] for a malformed `annotations` / `anon_annotators` literal;
 /// - [`DataError::InvalidRecord`] for an empty annotation label or a repeated index.
 pub fn read_crows_pairs(reader: impl Read, source_name: &str) -> Result<Vec<CrowsPair>, DataError> {
-    let mut csv = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(reader);
-    let header = csv
-        .headers()
-        .map_err(|e| csv_error(source_name, e))?
-        .clone();
+    let (mut csv, header) = csv_with_header(reader, source_name)?;
     let cols = Columns::locate(&header, source_name)?;
     let mut pairs = Vec::new();
     let mut seen: HashMap<usize, u64> = HashMap::new();
@@ -223,14 +217,7 @@ impl Columns {
     ) -> Result<CrowsPair, DataError> {
         let field = |i: usize| record.get(i).unwrap_or("");
         let bad = |column: &str, value: &str, expected: &str| -> DataError {
-            CoreError::InvalidField {
-                source_name: source_name.to_owned(),
-                line,
-                column: column.to_owned(),
-                value: value.to_owned(),
-                expected: expected.to_owned(),
-            }
-            .into()
+            CoreError::invalid_field(source_name, line, column, value, expected).into()
         };
         let sentence = |slot: usize| -> Result<String, DataError> {
             let text = field(self.named[slot]);

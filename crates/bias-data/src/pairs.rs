@@ -63,7 +63,7 @@ use std::path::Path;
 use bias_core::{BiasType, CoreError, Direction, SentencePair};
 use serde_json::Value;
 
-use crate::util::{csv_error, invalid, read_file, source_name, utf8_lines};
+use crate::util::{csv_error, csv_with_header, invalid, read_file, source_name, utf8_lines};
 use crate::DataError;
 
 /// The required fields of the generic format.
@@ -121,13 +121,7 @@ pub fn read_pairs_csv(
     reader: impl Read,
     source_name: &str,
 ) -> Result<Vec<SentencePair>, DataError> {
-    let mut csv = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(reader);
-    let header = csv
-        .headers()
-        .map_err(|e| csv_error(source_name, e))?
-        .clone();
+    let (mut csv, header) = csv_with_header(reader, source_name)?;
     let names: Vec<&str> = header
         .iter()
         .map(|h| h.trim_start_matches('\u{feff}').trim())
@@ -238,14 +232,7 @@ impl RawPair {
             )
         })?;
         let wrong_type = |key: &str, v: &Value, expected: &str| -> DataError {
-            CoreError::InvalidField {
-                source_name: source_name.to_owned(),
-                line,
-                column: key.to_owned(),
-                value: v.to_string(),
-                expected: expected.to_owned(),
-            }
-            .into()
+            CoreError::invalid_field(source_name, line, key, &v.to_string(), expected).into()
         };
         let required = |key: &str| -> Result<&Value, DataError> {
             obj.get(key).ok_or_else(|| {
@@ -294,14 +281,7 @@ impl RawPair {
 
     fn into_pair(self, source_name: &str, line: u64) -> Result<SentencePair, DataError> {
         let bad = |column: &str, value: &str, expected: &str| -> DataError {
-            CoreError::InvalidField {
-                source_name: source_name.to_owned(),
-                line,
-                column: column.to_owned(),
-                value: value.to_owned(),
-                expected: expected.to_owned(),
-            }
-            .into()
+            CoreError::invalid_field(source_name, line, column, value, expected).into()
         };
         let id = self.id.trim();
         if id.is_empty() {

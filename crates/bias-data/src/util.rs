@@ -27,6 +27,21 @@ pub(crate) fn csv_error(source_name: &str, source: csv::Error) -> DataError {
     .into()
 }
 
+/// A CSV reader over `reader` and its header row (errors as [`csv_error`]).
+pub(crate) fn csv_with_header<R: std::io::Read>(
+    reader: R,
+    source_name: &str,
+) -> Result<(csv::Reader<R>, csv::StringRecord), DataError> {
+    let mut csv = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(reader);
+    let header = csv
+        .headers()
+        .map_err(|e| csv_error(source_name, e))?
+        .clone();
+    Ok((csv, header))
+}
+
 /// Builds a [`DataError::InvalidRecord`].
 pub(crate) fn invalid(
     source_name: &str,

@@ -23,7 +23,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::task_tables as tables;
 use crate::error::CliError;
-use crate::model_args::DeviceArgs;
+use crate::model_args::{BatchArgs, DeviceArgs};
 
 /// `bias task`'s benchmarks.
 #[derive(Debug, Subcommand)]
@@ -74,12 +74,8 @@ pub struct TaskArgs {
     pub model_name: Option<String>,
     #[command(flatten)]
     pub device: DeviceArgs,
-    /// At most this many sequences per forward pass.
-    #[arg(long, default_value_t = 64)]
-    pub batch_size: usize,
-    /// At most this many padded tokens per forward pass.
-    #[arg(long, default_value_t = 4096)]
-    pub batch_tokens: usize,
+    #[command(flatten)]
+    pub batch: BatchArgs,
     /// Documents per call to the model (and per line group of the resumable log).
     #[arg(long, default_value_t = 64)]
     pub chunk: usize,
@@ -131,10 +127,7 @@ impl TaskArgs {
 
     fn scoring(&self) -> ScoringOptions {
         ScoringOptions {
-            batch: bias_plm::BatchOptions {
-                max_batch: self.batch_size.max(1),
-                max_tokens: self.batch_tokens.max(1),
-            },
+            batch: self.batch.options(),
             ..ScoringOptions::default()
         }
     }

@@ -17,13 +17,12 @@ use bias_report::report::{
 };
 use bias_robust::compare::{compare_models, CompareOptions};
 use bias_robust::summary::{summarize, SummaryOptions};
-use bias_robust::{
-    RobustError, RobustnessOptions, ScorerGrouping, SyncMeasure, LIU2024_DISTRIBUTION_SCORER,
-};
+use bias_robust::{RobustError, SyncMeasure};
 use clap::Args;
 
 use crate::commands::measure::TestSettings;
-use crate::data_args::{CrowsArgs, Rates};
+use crate::commands::robust::subsample::SubsampleStudyArgs;
+use crate::data_args::CrowsArgs;
 use crate::error::CliError;
 use crate::tables::read_slices;
 
@@ -39,25 +38,8 @@ pub struct ReportArgs {
     /// CrowS-Pairs with its annotations, for the human-agreement section.
     #[command(flatten)]
     crows: CrowsArgs,
-    /// Sampling rates of the sub-sampling study, `start:stop:step` or comma-separated
-    /// (liu2024's 30 % … 80 %).
-    #[arg(long, default_value = "0.3:0.8:0.1")]
-    rates: Rates,
-    /// Repeats of the sub-sampling study.
-    #[arg(long, default_value_t = 100)]
-    repeats: usize,
-    /// Seed of the sub-sampling study.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// The scorer whose scores the sub-sampling study computes KLS and JSS on (liu2024 fits
-    /// them to AUL scores); a data set without it gets the indicator only, with a note.
-    #[arg(long, default_value = LIU2024_DISTRIBUTION_SCORER)]
-    kls_jss_scorer: String,
-    /// Rank every (model, scorer) slice of a data set against the others in one indicator
-    /// study (liu2024 compares models within one scorer; without this flag, a set of tables that
-    /// needs it is refused), as `bias robust subsample --mix-scorers`.
-    #[arg(long)]
-    mix_scorers: bool,
+    #[command(flatten)]
+    study: SubsampleStudyArgs,
     /// Stratified bootstrap replicates of the summary's 95 % intervals (0: no intervals).
     #[arg(long, default_value_t = 1000)]
     bootstrap: usize,
@@ -100,13 +82,13 @@ pub fn run(a: &ReportArgs, out: &mut impl Write) -> Result<(), CliError> {
     //    intervals, one column per model.
     let bootstrap = (a.bootstrap > 0).then(|| BootstrapOptions {
         replicates: a.bootstrap,
-        seed: a.seed,
+        seed: a.study.seed,
         ..BootstrapOptions::default()
     });
     let summary_options = SummaryOptions {
         bootstrap,
-        distribution_scorer: a.kls_jss_scorer.clone(),
-        permutation: a.tests.permutation(a.seed),
+        distribution_scorer: a.study.kls_jss_scorer.clone(),
+        permutation: a.tests.permutation(a.study.seed),
         family: a.tests.family(),
     };
     let summaries = summarize(&slices, &pair, &distribution, &summary_options)?;
@@ -116,15 +98,7 @@ pub fn run(a: &ReportArgs, out: &mut impl Write) -> Result<(), CliError> {
     //    set, scorer), as `bias robust subsample`; KLS and JSS on AUL scores only, a data set
     //    without them getting the indicator only (said in the report). With several models,
     //    the summary's comparison of the models uses its order agreement.
-    let grouping = ScorerGrouping {
-        distribution_scorer: a.kls_jss_scorer.clone(),
-        mix_scorers: a.mix_scorers,
-    };
-    let config = RobustnessOptions {
-        rates: a.rates.0.clone(),
-        repeats: a.repeats,
-        seed: a.seed,
-    };
+    let (grouping, config) = (a.study.grouping(), a.study.options());
     let run = subsample_for_report(&slices, &pair, &distribution, &grouping, &config).map_err(
         |e| match e {
             bias_report::ReportError::Robust(RobustError::MixedScorers { .. }) => {
@@ -139,17 +113,17 @@ pub fn run(a: &ReportArgs, out: &mut impl Write) -> Result<(), CliError> {
     let compared = compare_models(
         &slices,
         &measures,
-        Some(&a.kls_jss_scorer),
+        Some(&a.study.kls_jss_scorer),
         &CompareOptions {
             paired: PairedOptions {
                 bootstrap: BootstrapOptions {
                     // The paired interval is the point of the comparison: drawn even when the
                     // summary has none.
                     replicates: if a.bootstrap == 0 { 1000 } else { a.bootstrap },
-                    seed: a.seed,
+                    seed: a.study.seed,
                     ..BootstrapOptions::default()
                 },
-                permutation: a.tests.permutation(a.seed),
+                permutation: a.tests.permutation(a.study.seed),
             },
             family: a.tests.family(),
             baseline: a.baseline.clone(),
@@ -214,7 +188,7 @@ fn interval_text(a: &ReportArgs) -> String {
             "Under each value, its 95 % percentile bootstrap interval ({b} replicates resampling \
              the pairs within each bias type, seed {}). Hover over a cell for its numbers, p and \
              adjusted p in words.",
-            a.seed
+            a.study.seed
         ),
     }
 }

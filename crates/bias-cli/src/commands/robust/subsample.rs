@@ -29,9 +29,20 @@ pub struct SubsampleArgs {
     /// scorer; KLS and JSS on the scorer of --kls-jss-scorer only.
     #[arg(long, value_delimiter = ',', default_value = "indicator,kls,jss")]
     measures: Vec<MeasureSpec>,
-    /// The scorer whose scores KLS and JSS are computed on (liu2024 fits them to AUL scores).
+    #[command(flatten)]
+    study: SubsampleStudyArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
+
+/// The sub-sampling study's settings, as `bias robust subsample` and `bias report` take them.
+#[derive(Debug, Args)]
+pub struct SubsampleStudyArgs {
+    /// The scorer whose scores KLS and JSS are computed on (liu2024 fits them to AUL scores); a
+    /// data set without it gets the indicator only.
     #[arg(long, default_value = LIU2024_DISTRIBUTION_SCORER)]
-    kls_jss_scorer: String,
+    pub(crate) kls_jss_scorer: String,
     /// Rank every (model, scorer) slice of a data set against the others in one indicator study
     /// (liu2024 compares models within one scorer; without this flag, a request that needs it is
     /// refused).
@@ -43,12 +54,28 @@ pub struct SubsampleArgs {
     /// Repeats per rate.
     #[arg(long, default_value_t = 100)]
     repeats: usize,
-    /// Seed.
+    /// Seed of the draws.
     #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    format: Format,
+    pub(crate) seed: u64,
+}
+
+impl SubsampleStudyArgs {
+    /// Which scorer KLS and JSS read, and whether scorers mix in one study.
+    pub(crate) fn grouping(&self) -> ScorerGrouping {
+        ScorerGrouping {
+            distribution_scorer: self.kls_jss_scorer.clone(),
+            mix_scorers: self.mix_scorers,
+        }
+    }
+
+    /// The rates, repeats and seed.
+    pub(crate) fn options(&self) -> RobustnessOptions {
+        RobustnessOptions {
+            rates: self.rates.0.clone(),
+            repeats: self.repeats,
+            seed: self.seed,
+        }
+    }
 }
 
 /// The library's refusals of `subsample_by_scorer`, with the flags that answer them.
@@ -80,15 +107,7 @@ pub fn run(a: &SubsampleArgs, out: &mut impl Write) -> Result<(), CliError> {
             .collect()
     };
     let (pair, distribution) = (of_kind(false), of_kind(true));
-    let grouping = ScorerGrouping {
-        distribution_scorer: a.kls_jss_scorer.clone(),
-        mix_scorers: a.mix_scorers,
-    };
-    let config = RobustnessOptions {
-        rates: a.rates.0.clone(),
-        repeats: a.repeats,
-        seed: a.seed,
-    };
+    let (grouping, config) = (a.study.grouping(), a.study.options());
     let studies = subsample_by_scorer(&slices, &pair, &distribution, &grouping, &config)
         .map_err(scorer_hint)?;
     if a.format == Format::Json {
