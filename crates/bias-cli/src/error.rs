@@ -44,6 +44,15 @@ pub enum CliError {
     /// A scoring run failed.
     #[error(transparent)]
     Run(#[from] bias_core::RunError),
+    /// A pair of a data file cannot be scored (found before anything was scored).
+    #[error("{place}: this sentence cannot be scored")]
+    UnscorableLine {
+        /// The file and line of the sentence ([`bias_data::Origin`]).
+        place: String,
+        /// The run's refusal, naming the pair (boxed: the error stays small).
+        #[source]
+        source: Box<bias_core::RunError>,
+    },
     /// Shards could not be merged (boxed: the error stays small on the happy path).
     #[error(transparent)]
     Merge(#[from] Box<bias_core::run::MergeError>),
@@ -75,6 +84,13 @@ impl CliError {
         fn small_type(e: &bias_metrics::MetricsError) -> bool {
             matches!(e, bias_metrics::MetricsError::SmallBiasType { .. })
         }
+        /// A sentence longer than the model accepts.
+        fn too_long(e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
+            matches!(
+                e.downcast_ref::<bias_plm::PlmError>(),
+                Some(bias_plm::PlmError::TooLong { .. })
+            )
+        }
         const SMALL_TYPES_HINT: &str = "pass --small-types skip to leave such bias types out";
         match self {
             CliError::Run(bias_core::RunError::ResumeMismatch { out, .. }) => Some(format!(
@@ -82,13 +98,21 @@ impl CliError {
                 out.display(),
                 bias_core::run::progress_path(out).display()
             )),
-            CliError::Run(bias_core::RunError::Scorer { source, .. })
-                if matches!(
-                    source.downcast_ref::<bias_plm::PlmError>(),
-                    Some(bias_plm::PlmError::TooLong { .. })
-                ) =>
-            {
+            CliError::Run(
+                bias_core::RunError::Scorer { source, .. }
+                | bias_core::RunError::Unscorable { source, .. },
+            ) if too_long(&**source) => {
                 Some("pass --truncate to keep the first tokens of long sentences".to_owned())
+            }
+            CliError::UnscorableLine { source, .. }
+                if matches!(&**source, bias_core::RunError::Unscorable { source, .. }
+                    if too_long(&**source)) =>
+            {
+                Some(
+                    "shorten or remove that line, or pass --truncate to keep the first tokens of \
+                     long sentences"
+                        .to_owned(),
+                )
             }
             CliError::Plm(e) if matches!(**e, bias_plm::PlmError::TooLong { .. }) => {
                 Some("pass --truncate to keep the first tokens of long sentences".to_owned())

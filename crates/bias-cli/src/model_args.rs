@@ -194,11 +194,18 @@ pub struct ModelArgs {
 impl ModelArgs {
     /// The data set's name and pairs (the first `--limit`).
     pub fn pairs(&self) -> Result<(String, Vec<SentencePair>), CliError> {
+        let dataset = self.dataset()?;
+        Ok((dataset.name, dataset.pairs))
+    }
+
+    /// The data set, its pairs (and their places in the files) cut to the first `--limit`.
+    pub fn dataset(&self) -> Result<bias_data::Dataset, CliError> {
         let mut dataset = bias_data::load_named(&self.dataset, &self.data_dir)?;
         if let Some(n) = self.limit {
             dataset.pairs.truncate(n);
+            dataset.origins.truncate(n);
         }
-        Ok((dataset.name, dataset.pairs))
+        Ok(dataset)
     }
 
     pub fn options(&self) -> ScoringOptions {

@@ -144,6 +144,18 @@ pub trait PairScorer {
     /// Implementation-defined (a sentence too long for the model, a device error, ...); the
     /// error should name the offending pair.
     fn score_pairs(&mut self, pairs: &[SentencePair]) -> Result<Vec<PairOutcome>, Self::Error>;
+
+    /// Refuses, before anything is scored, the first pair that [`PairScorer::score_pairs`]
+    /// would fail on for what it holds rather than for the machine (a sentence longer than the
+    /// model accepts, with truncation off), as `Err((index in pairs, error))`, so that a long run
+    /// does not stop half-way on a bad line. Accepts everything by default.
+    ///
+    /// # Errors
+    /// The first pair that cannot be scored, and why.
+    fn check_pairs(&mut self, pairs: &[SentencePair]) -> Result<(), (usize, Self::Error)> {
+        let _ = pairs;
+        Ok(())
+    }
 }
 
 impl<S: PairScorer + ?Sized> PairScorer for &mut S {
@@ -156,5 +168,8 @@ impl<S: PairScorer + ?Sized> PairScorer for &mut S {
     }
     fn score_pairs(&mut self, pairs: &[SentencePair]) -> Result<Vec<PairOutcome>, Self::Error> {
         (**self).score_pairs(pairs)
+    }
+    fn check_pairs(&mut self, pairs: &[SentencePair]) -> Result<(), (usize, Self::Error)> {
+        (**self).check_pairs(pairs)
     }
 }

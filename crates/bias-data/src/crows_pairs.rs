@@ -38,7 +38,7 @@ use std::path::Path;
 use bias_core::{BiasType, CoreError, Direction, SentencePair};
 use serde::{Deserialize, Serialize};
 
-use crate::util::{csv_error, csv_with_header, invalid, read_file, source_name};
+use crate::util::{csv_error, csv_with_header, invalid, read_file, source_name, LineIndex};
 use crate::{pylit, DataError};
 
 pub use crate::pylit::LiteralError;
@@ -133,13 +133,29 @@ fn clean_header(h: &str) -> &str {
 /// - [`DataError::MalformedLiteral`] for a malformed `annotations` / `anon_annotators` literal;
 /// - [`DataError::InvalidRecord`] for an empty annotation label or a repeated index.
 pub fn read_crows_pairs(reader: impl Read, source_name: &str) -> Result<Vec<CrowsPair>, DataError> {
-    let (mut csv, header) = csv_with_header(reader, source_name)?;
+    Ok(read_crows_pairs_at(reader, source_name)?
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect())
+}
+
+/// [`read_crows_pairs`], each record with its (first) line.
+pub(crate) fn read_crows_pairs_at(
+    mut reader: impl Read,
+    source_name: &str,
+) -> Result<Vec<(CrowsPair, u64)>, DataError> {
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| CoreError::io(source_name, e))?;
+    let lines = LineIndex::new(&bytes);
+    let (mut csv, header) = csv_with_header(bytes.as_slice(), source_name)?;
     let cols = Columns::locate(&header, source_name)?;
     let mut pairs = Vec::new();
     let mut seen: HashMap<usize, u64> = HashMap::new();
     for record in csv.records() {
         let record = record.map_err(|e| csv_error(source_name, e))?;
-        let line = record.position().map_or(0, |p| p.line());
+        let line = lines.of_record(&record);
         let pair = cols.parse(&record, source_name, line)?;
         if let Some(first) = seen.insert(pair.index, line) {
             return Err(invalid(
@@ -151,7 +167,7 @@ pub fn read_crows_pairs(reader: impl Read, source_name: &str) -> Result<Vec<Crow
                 ),
             ));
         }
-        pairs.push(pair);
+        pairs.push((pair, line));
     }
     Ok(pairs)
 }

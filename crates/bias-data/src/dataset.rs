@@ -9,7 +9,7 @@
 //! - otherwise the generic format of [`crate::pairs`] (`.csv`, `.jsonl`, `.ndjson`, `.json`).
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bias_core::SentencePair;
 use serde::{Deserialize, Serialize};
@@ -67,6 +67,61 @@ pub struct Dataset {
     /// Per-section counts of the file (StereoSet's intrasentence and intersentence); empty for
     /// files without sections.
     pub sections: Vec<SectionStats>,
+    /// Where each pair's sentences are in the files read, one per pair in the same order (for
+    /// errors that name the file and line: [`Dataset::origin`]).
+    #[serde(default)]
+    pub origins: Vec<PairOrigin>,
+}
+
+/// A place in a data file: the file and, where its format has lines, the (first) line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    /// The file.
+    pub file: PathBuf,
+    /// The 1-based line (`None` for a JSON document such as StereoSet's).
+    pub line: Option<u64>,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}, line {line}", self.file.display()),
+            None => write!(f, "{}", self.file.display()),
+        }
+    }
+}
+
+/// Where a pair's two sentences are (WinoBias reads them from two files).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairOrigin {
+    /// The stereotypical sentence's place.
+    pub stereo: Origin,
+    /// The anti-stereotypical sentence's place.
+    pub anti: Origin,
+}
+
+impl PairOrigin {
+    /// Both sentences at `line` of `file` (one row of a pair file), or in the JSON document
+    /// `file` when `line` is `None`.
+    pub fn row(file: &Path, line: Option<u64>) -> Self {
+        let at = Origin {
+            file: file.to_path_buf(),
+            line,
+        };
+        PairOrigin {
+            stereo: at.clone(),
+            anti: at,
+        }
+    }
+
+    /// The place of `side` (`stereo` or `anti`, as scorers name a sentence).
+    pub fn side(&self, side: &str) -> &Origin {
+        if side == "anti" {
+            &self.anti
+        } else {
+            &self.stereo
+        }
+    }
 }
 
 impl Dataset {
@@ -76,6 +131,12 @@ impl Dataset {
             sections: self.sections.clone(),
             ..counts(&self.pairs)
         }
+    }
+
+    /// Where the pair numbered `number` (1-based, in file order, as
+    /// `bias_core::run::RunError::Unscorable` numbers it) came from.
+    pub fn origin(&self, number: usize) -> Option<&PairOrigin> {
+        self.origins.get(number.checked_sub(1)?)
     }
 }
 
@@ -95,11 +156,13 @@ impl Dataset {
 pub fn load_named(name: &str, data_dir: impl AsRef<Path>) -> Result<Dataset, DataError> {
     if name.starts_with("winobias-") {
         let set: crate::winobias::WinoBiasSet = name.parse()?;
+        let (pairs, origins) = crate::winobias::read_winobias_pairs_at(data_dir, set)?;
         return Ok(Dataset {
             name: set.to_string(),
             kind: DatasetKind::WinoBias,
-            pairs: crate::winobias::read_winobias_pairs(data_dir, set)?,
+            pairs,
             sections: Vec::new(),
+            origins,
         });
     }
     load_pairs(crate::layout::resolve_dataset(name, data_dir))
@@ -131,38 +194,52 @@ pub fn load_pairs(path: impl AsRef<Path>) -> Result<Dataset, DataError> {
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    match format {
+    let rows = |located: Vec<(SentencePair, u64)>| -> (Vec<SentencePair>, Vec<PairOrigin>) {
+        located
+            .into_iter()
+            .map(|(pair, line)| (pair, PairOrigin::row(path, Some(line))))
+            .unzip()
+    };
+    let (name, kind, (pairs, origins), sections) = match format {
         pairs::PairFormat::Csv if csv_header_is_crows(&bytes) => {
-            let rows = crows_pairs::read_crows_pairs(bytes.as_slice(), &name)?;
-            Ok(Dataset {
-                name: "crows-pairs".to_owned(),
-                kind: DatasetKind::CrowsPairs,
-                pairs: rows.into_iter().map(SentencePair::from).collect(),
-                sections: Vec::new(),
-            })
+            let located = crows_pairs::read_crows_pairs_at(bytes.as_slice(), &name)?;
+            let located = located.into_iter().map(|(r, l)| (SentencePair::from(r), l));
+            let pairs = rows(located.collect());
+            (
+                "crows-pairs".to_owned(),
+                DatasetKind::CrowsPairs,
+                pairs,
+                Vec::new(),
+            )
         }
-        pairs::PairFormat::Csv => Ok(Dataset {
-            name: stem,
-            kind: DatasetKind::GenericCsv,
-            pairs: pairs::read_pairs_csv(bytes.as_slice(), &name)?,
-            sections: Vec::new(),
-        }),
+        pairs::PairFormat::Csv => {
+            let pairs = rows(pairs::read_pairs_csv_at(bytes.as_slice(), &name)?);
+            (stem, DatasetKind::GenericCsv, pairs, Vec::new())
+        }
         pairs::PairFormat::JsonLines if json_ext && looks_like_stereoset(&bytes) => {
             let set = stereoset::read_stereoset(bytes.as_slice(), &name)?;
-            Ok(Dataset {
-                name: "stereoset".to_owned(),
-                kind: DatasetKind::StereoSet,
-                pairs: set.pairs(Section::Intrasentence)?,
-                sections: set.section_stats(),
-            })
+            let pairs = set.pairs(Section::Intrasentence)?;
+            let origins = vec![PairOrigin::row(path, None); pairs.len()];
+            let sections = set.section_stats();
+            (
+                "stereoset".to_owned(),
+                DatasetKind::StereoSet,
+                (pairs, origins),
+                sections,
+            )
         }
-        pairs::PairFormat::JsonLines => Ok(Dataset {
-            name: stem,
-            kind: DatasetKind::GenericJsonLines,
-            pairs: pairs::read_pairs_jsonl(bytes.as_slice(), &name)?,
-            sections: Vec::new(),
-        }),
-    }
+        pairs::PairFormat::JsonLines => {
+            let pairs = rows(pairs::read_pairs_jsonl_at(bytes.as_slice(), &name)?);
+            (stem, DatasetKind::GenericJsonLines, pairs, Vec::new())
+        }
+    };
+    Ok(Dataset {
+        name,
+        kind,
+        pairs,
+        sections,
+        origins,
+    })
 }
 
 /// `true` if the first CSV record of `bytes` is a CrowS-Pairs header.

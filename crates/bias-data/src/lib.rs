@@ -69,6 +69,6 @@ pub mod wordfreq;
 pub mod wordlists;
 
 pub use counts::{counts, CountEntry, DatasetStats, SectionStats};
-pub use dataset::{load_named, load_pairs, Dataset, DatasetKind};
+pub use dataset::{load_named, load_pairs, Dataset, DatasetKind, Origin, PairOrigin};
 pub use error::DataError;
 pub use lm_eval::read_lm_eval_samples;

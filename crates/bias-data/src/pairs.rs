@@ -63,7 +63,9 @@ use std::path::Path;
 use bias_core::{BiasType, CoreError, Direction, SentencePair};
 use serde_json::Value;
 
-use crate::util::{csv_error, csv_with_header, invalid, read_file, source_name, utf8_lines};
+use crate::util::{
+    csv_error, csv_with_header, invalid, read_file, source_name, utf8_lines, LineIndex,
+};
 use crate::DataError;
 
 /// The required fields of the generic format.
@@ -121,7 +123,23 @@ pub fn read_pairs_csv(
     reader: impl Read,
     source_name: &str,
 ) -> Result<Vec<SentencePair>, DataError> {
-    let (mut csv, header) = csv_with_header(reader, source_name)?;
+    Ok(read_pairs_csv_at(reader, source_name)?
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect())
+}
+
+/// [`read_pairs_csv`], each pair with its (first) line.
+pub(crate) fn read_pairs_csv_at(
+    mut reader: impl Read,
+    source_name: &str,
+) -> Result<Vec<(SentencePair, u64)>, DataError> {
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| CoreError::io(source_name, e))?;
+    let lines = LineIndex::new(&bytes);
+    let (mut csv, header) = csv_with_header(bytes.as_slice(), source_name)?;
     let names: Vec<&str> = header
         .iter()
         .map(|h| h.trim_start_matches('\u{feff}').trim())
@@ -146,7 +164,7 @@ pub fn read_pairs_csv(
     let mut pairs = Vec::new();
     for record in csv.records() {
         let record = record.map_err(|e| csv_error(source_name, e))?;
-        let line = record.position().map_or(0, |p| p.line());
+        let line = lines.of_record(&record);
         let get = |i: usize| record.get(i).unwrap_or("");
         let raw = RawPair {
             id: get(required[0]).to_owned(),
@@ -158,7 +176,7 @@ pub fn read_pairs_csv(
         };
         let pair = raw.into_pair(source_name, line)?;
         ids.check(&pair.id, source_name, line)?;
-        pairs.push(pair);
+        pairs.push((pair, line));
     }
     Ok(pairs)
 }
@@ -168,9 +186,20 @@ pub fn read_pairs_csv(
 /// # Errors
 /// [`CoreError::Io`] if reading fails; otherwise see the module docs.
 pub fn read_pairs_jsonl(
-    mut reader: impl Read,
+    reader: impl Read,
     source_name: &str,
 ) -> Result<Vec<SentencePair>, DataError> {
+    Ok(read_pairs_jsonl_at(reader, source_name)?
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect())
+}
+
+/// [`read_pairs_jsonl`], each pair with its (first) line.
+pub(crate) fn read_pairs_jsonl_at(
+    mut reader: impl Read,
+    source_name: &str,
+) -> Result<Vec<(SentencePair, u64)>, DataError> {
     let mut bytes = Vec::new();
     reader
         .read_to_end(&mut bytes)
@@ -201,7 +230,7 @@ pub fn read_pairs_jsonl(
         let raw = RawPair::from_json(&value, source_name, line)?;
         let pair = raw.into_pair(source_name, line)?;
         ids.check(&pair.id, source_name, line)?;
-        pairs.push(pair);
+        pairs.push((pair, line));
     }
     Ok(pairs)
 }

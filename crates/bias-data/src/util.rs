@@ -27,6 +27,49 @@ pub(crate) fn csv_error(source_name: &str, source: csv::Error) -> DataError {
     .into()
 }
 
+/// The lines of a text, to turn a byte offset into its 1-based line. The `csv` crate's own
+/// `Position::line` undercounts by one in files with CRLF line ends (CrowS-Pairs' own CSV), so
+/// the readers that name a record's line count it from the bytes.
+pub(crate) struct LineIndex<'a> {
+    bytes: &'a [u8],
+    /// The offset at which each line after the first starts.
+    starts: Vec<u64>,
+}
+
+impl<'a> LineIndex<'a> {
+    /// The line starts of `bytes`.
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        let starts = bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b'\n')
+            .map(|(i, _)| i as u64 + 1)
+            .collect();
+        LineIndex { bytes, starts }
+    }
+
+    /// The 1-based line holding the byte at `offset`.
+    pub(crate) fn line(&self, offset: u64) -> u64 {
+        self.starts.partition_point(|&s| s <= offset) as u64 + 1
+    }
+
+    /// The line a CSV record starts on: the `csv` crate places a record after a CRLF line end
+    /// at that line end, so the line ends before its first byte are skipped.
+    pub(crate) fn of_record(&self, record: &csv::StringRecord) -> u64 {
+        let Some(start) = record.position().map(|p| p.byte()) else {
+            return 0;
+        };
+        let skipped = self
+            .bytes
+            .get(start as usize..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&b| b == b'\r' || b == b'\n')
+            .count();
+        self.line(start + skipped as u64)
+    }
+}
+
 /// A CSV reader over `reader` and its header row (errors as [`csv_error`]).
 pub(crate) fn csv_with_header<R: std::io::Read>(
     reader: R,

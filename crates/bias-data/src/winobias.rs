@@ -36,7 +36,7 @@ use bias_core::{BiasType, Direction, SentencePair};
 use serde::{Deserialize, Serialize};
 
 use crate::util::{invalid, read_file, source_name, utf8_lines};
-use crate::DataError;
+use crate::{DataError, Origin, PairOrigin};
 
 /// WinoBias's two sentence types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -311,6 +311,15 @@ pub fn read_winobias_pairs(
     data_dir: impl AsRef<Path>,
     set: WinoBiasSet,
 ) -> Result<Vec<SentencePair>, DataError> {
+    Ok(read_winobias_pairs_at(data_dir, set)?.0)
+}
+
+/// [`read_winobias_pairs`], each pair with the lines of its two sentences (the pro-stereotyped
+/// file's for `stereo`, the anti-stereotyped file's for `anti`).
+pub(crate) fn read_winobias_pairs_at(
+    data_dir: impl AsRef<Path>,
+    set: WinoBiasSet,
+) -> Result<(Vec<SentencePair>, Vec<PairOrigin>), DataError> {
     let data_dir = data_dir.as_ref();
     let pro_path = crate::layout::winobias_file(data_dir, set, true);
     let anti_path = crate::layout::winobias_file(data_dir, set, false);
@@ -318,7 +327,20 @@ pub fn read_winobias_pairs(
     let pro = read_winobias_lines(read_file(&pro_path)?.as_slice(), &pro_name)?;
     let anti = read_winobias_lines(read_file(&anti_path)?.as_slice(), &anti_name)?;
     let label = format!("{}-{}", set.kind.name(), set.split.name());
-    pair_lines(&pro, &pro_name, &anti, &anti_name, &label)
+    let pairs = pair_lines(&pro, &pro_name, &anti, &anti_name, &label)?;
+    let at = |file: &Path, line: &WinoBiasLine| Origin {
+        file: file.to_path_buf(),
+        line: Some(line.line),
+    };
+    let origins = pro
+        .iter()
+        .zip(&anti)
+        .map(|(p, a)| PairOrigin {
+            stereo: at(&pro_path, p),
+            anti: at(&anti_path, a),
+        })
+        .collect();
+    Ok((pairs, origins))
 }
 
 #[cfg(test)]

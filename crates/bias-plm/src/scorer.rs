@@ -505,6 +505,22 @@ impl bias_core::PairScorer for MlmScorer<'_> {
             .collect::<Result<Vec<_>, PlmError>>()?;
         self.score_tokenised(&tokenised)
     }
+
+    /// Refuses the first pair with a sentence longer than the model accepts (truncation off),
+    /// tokenising every sentence once before anything runs on the model.
+    fn check_pairs(&mut self, pairs: &[SentencePair]) -> Result<(), (usize, PlmError)> {
+        let cut = Cut::KeepLast(self.options.truncate);
+        for (i, p) in pairs.iter().enumerate() {
+            let fits = |side, text: &str| -> Result<(), PlmError> {
+                let ids = self.tokenizer.encode(text)?;
+                fit_length(p, side, &ids, self.max_tokens, cut).map(drop)
+            };
+            fits("stereo", &p.stereo)
+                .and_then(|()| fits("anti", &p.anti))
+                .map_err(|e| (i, e))?;
+        }
+        Ok(())
+    }
 }
 
 /// Jobs after merging identical ones (AUL and AULA read the same unmasked pass).

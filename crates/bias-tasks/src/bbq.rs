@@ -392,6 +392,46 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any example id, any answer text standing where the unknown answer was, answer 0's
+        /// groups emptied, or both: refused as an invalid document naming the id and the file,
+        /// with the first damage lm-eval would meet (the unknown answer is looked for first).
+        #[test]
+        fn damaged_examples_are_refused_naming_their_id_and_file(
+            id in 0u32..100_000,
+            unknown in "[A-Za-z][A-Za-z ]{0,11}",
+            rename in proptest::bool::ANY,
+            empty_groups in proptest::bool::ANY,
+        ) {
+            proptest::prop_assume!(rename || empty_groups);
+            proptest::prop_assume!(!super::UNKNOWN_RESPONSES.contains(&unknown.as_str()));
+            let mut line = LINE.replace("\"example_id\": 16", &format!("\"example_id\": {id}"));
+            if rename {
+                let answer = format!("\"ans2\": \"{unknown}\"");
+                line = line.replace("\"ans2\": \"Can't be determined\"", &answer);
+            }
+            if empty_groups {
+                line = line.replace("[\"grandfather\", \"old\"]", "[\"\", \"\"]");
+            }
+            let examples = bias_data::bbq::read_bbq_jsonl(line.as_bytes(), "Age.jsonl").unwrap();
+            let err = BbqDoc::new(&examples[0]).err().unwrap();
+            let invalid = matches!(err, crate::TaskError::InvalidDocument { .. });
+            proptest::prop_assert!(invalid, "{:?}", err);
+            let message = err.to_string();
+            let expected = if rename {
+                "none of its answers is an unknown answer"
+            } else {
+                "answer 0 has no groups"
+            };
+            let named = format!("example_id {id} of Age.jsonl");
+            proptest::prop_assert!(
+                message.contains(&named) && message.contains(expected),
+                "{}",
+                message
+            );
+        }
+    }
+
     #[test]
     fn groups_follow_lm_evals_string_rules() {
         assert_eq!(groups_of("F-Black"), ["f", "black"]);

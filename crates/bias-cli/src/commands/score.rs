@@ -2,9 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use bias_core::run::{run_scoring, RunSummary, Shard};
+use bias_core::run::{run_scoring, RunError, RunSummary, Shard};
 use bias_core::SentencePair;
-use bias_plm::{EngineStats, LanguageModel, ScoringOptions};
+use bias_data::PairOrigin;
+use bias_plm::{EngineStats, LanguageModel, PlmError, ScoringOptions};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -49,7 +50,8 @@ pub fn score(args: &ScoreArgs) -> Result<Scored, CliError> {
 
 /// Scores the data set of `args` into `args.out` with the model `lm` (opened from `args`).
 pub fn score_with(args: &ScoreArgs, lm: &LanguageModel) -> Result<Scored, CliError> {
-    let (dataset, pairs) = args.model.pairs()?;
+    let data = args.model.dataset()?;
+    let (dataset, pairs) = (data.name, data.pairs);
     // A new output folder is made, as `bias report --out` makes its own.
     if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| bias_core::CoreError::io(parent, e))?;
@@ -58,6 +60,7 @@ pub fn score_with(args: &ScoreArgs, lm: &LanguageModel) -> Result<Scored, CliErr
         scorers: &scorer_names(&args.scorers, lm),
         options: args.model.options(),
         dataset: &dataset,
+        origins: &data.origins,
         chunk: args.chunk,
         shard: args.shard,
     };
@@ -75,6 +78,8 @@ pub struct ScoreRun<'a> {
     pub scorers: &'a [&'a str],
     pub options: ScoringOptions,
     pub dataset: &'a str,
+    /// Where each pair is in its files, for a refusal that names the line (empty: unknown).
+    pub origins: &'a [PairOrigin],
     pub chunk: usize,
     pub shard: Option<Shard>,
 }
@@ -90,14 +95,14 @@ impl ScoreRun<'_> {
     ) -> Result<RunSummary, CliError> {
         let mut scorer = lm.scorer(self.scorers, self.options)?;
         let mut fingerprint = lm.fingerprint(&*scorer, self.dataset, pairs, self.chunk)?;
-        let pairs = match self.shard {
+        let (pairs, offset) = match self.shard {
             Some(shard) => {
                 let (subset, span) = shard.select(pairs, self.chunk);
                 eprintln!("{span}");
                 fingerprint = fingerprint.with_shard(span);
-                subset
+                (subset, span.start)
             }
-            None => pairs,
+            None => (pairs, 0),
         };
         let bar = ProgressBar::new(pairs.len() as u64);
         bar.set_style(
@@ -109,10 +114,32 @@ impl ScoreRun<'_> {
         let before = scorer.stats();
         let summary = run_scoring(&mut *scorer, pairs, fingerprint, out, &mut |done, _| {
             bar.set_position(done as u64)
-        })?;
+        })
+        .map_err(|e| self.locate(e, offset))?;
         bar.finish_and_clear();
         report(&summary, scorer.stats().since(before), out);
         Ok(summary)
+    }
+}
+
+impl ScoreRun<'_> {
+    /// A pair refused before the run names its file and line where the reader recorded them
+    /// (`offset`: the first pair of a shard).
+    fn locate(&self, e: RunError, offset: usize) -> CliError {
+        let RunError::Unscorable { number, source, .. } = &e else {
+            return e.into();
+        };
+        let side = match source.downcast_ref::<PlmError>() {
+            Some(PlmError::TooLong { side, .. }) => side.as_str(),
+            _ => "stereo",
+        };
+        match self.origins.get(offset + number - 1) {
+            Some(origin) => CliError::UnscorableLine {
+                place: origin.side(side).to_string(),
+                source: Box::new(e),
+            },
+            None => e.into(),
+        }
     }
 }
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
+use bias_testkit::real_data;
 use bias_testkit::{assert_success, Run};
 use bias_testkit::{data_dir, fixture_model as model, root};
 
@@ -245,15 +246,65 @@ fn a_sentence_longer_than_the_model_is_an_error_naming_the_pair_unless_truncated
     let res = bias().args(&args).output().unwrap();
     assert_eq!(res.status.code(), Some(1));
     let err = String::from_utf8_lossy(&res.stderr);
+    // Refused before anything is scored or written, naming the file and line.
+    let place = format!(
+        "{}, line 3: this sentence cannot be scored",
+        pairs.display()
+    );
     assert!(
-        err.contains("pair `long-one`") && err.contains("hint: pass --truncate"),
+        err.contains("pair `long-one`")
+            && err.contains(&place)
+            && err.contains("hint: shorten or remove that line, or pass --truncate"),
         "{err}"
     );
+    assert!(!out.exists(), "a refused run writes no table");
     let out2 = dir.join("y.csv");
     let mut args = score_args("roberta", &pairs.display().to_string(), "aul", &out2);
     args.push("--truncate".into());
     bias().args(&args).succeeds();
     assert_eq!(rows(&out2), 2);
+}
+
+/// WinoBias reads a pair from two files: the refusal names the file and line of the sentence
+/// that is too long (here the anti-stereotyped one), in a shard too.
+#[test]
+fn an_over_long_winobias_line_is_refused_naming_its_file_and_line() {
+    let dir = scratch("long-winobias");
+    let wino = dir.join("winobias");
+    std::fs::create_dir_all(&wino).unwrap();
+    for side in ["pro", "anti"] {
+        let name = format!("{side}_stereotyped_type1.txt.dev");
+        let text = std::fs::read_to_string(real_data("winobias").join(&name)).unwrap();
+        let mut lines: Vec<String> = text.lines().take(12).map(str::to_owned).collect();
+        if side == "anti" {
+            lines[9] = format!("10 [The worker] said {} to [her] .", "very ".repeat(600));
+        }
+        std::fs::write(wino.join(&name), lines.join("\n") + "\n").unwrap();
+    }
+    let anti = wino.join("anti_stereotyped_type1.txt.dev");
+    for shard in [None, Some("2/2")] {
+        let out = dir.join(format!("x{}.csv", shard.is_some()));
+        let mut args = score_args("bert", "winobias-type1-dev", "aul", &out);
+        let at = |args: &[String], flag: &str| args.iter().position(|a| a == flag).unwrap() + 1;
+        let (data, chunk) = (at(&args, "--data-dir"), at(&args, "--chunk"));
+        args[data] = dir.display().to_string();
+        args[chunk] = "4".to_owned();
+        if let Some(s) = shard {
+            args.extend(["--shard".to_owned(), s.to_owned()]);
+        }
+        let res = bias().args(&args).output().unwrap();
+        assert_eq!(res.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&res.stderr);
+        let place = format!(
+            "{}, line 10: this sentence cannot be scored",
+            anti.display()
+        );
+        assert!(
+            err.contains(&place) && err.contains("the anti sentence has"),
+            "{err}"
+        );
+        assert!(!out.exists(), "a refused run writes no table");
+    }
 }
 
 #[test]

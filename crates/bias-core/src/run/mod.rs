@@ -38,6 +38,19 @@ pub enum RunError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// A pair cannot be scored for what it holds (a sentence longer than the model accepts),
+    /// found by [`PairScorer::check_pairs`] before anything was scored or written.
+    #[error("pair {pair} (number {number} of the pairs given) cannot be scored")]
+    Unscorable {
+        /// Its id.
+        pair: String,
+        /// Its 1-based position in the pairs given to [`run_scoring`] (a file's reader can
+        /// turn it into a line: `bias_data::Dataset::origins`).
+        number: usize,
+        /// The scorer's reason.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// The scorer broke the [`PairScorer`] contract.
     #[error("the scorer broke its contract on pairs {first}..={last}: {what}")]
     Contract {
@@ -483,7 +496,9 @@ fn starting_point(out: &Path, fingerprint: &RunFingerprint) -> Result<RunProgres
 ///
 /// # Errors
 /// [`RunError::ResumeMismatch`] when `out` exists from a run with another fingerprint (or without
-/// a progress file); [`RunError::Scorer`] with the scorer's error; [`RunError::Contract`];
+/// a progress file); [`RunError::Unscorable`] for a pair that
+/// [`PairScorer::check_pairs`] refuses (before anything is written); [`RunError::Scorer`] with
+/// the scorer's error; [`RunError::Contract`];
 /// [`RunError::NonFinite`]; [`RunError::Core`] on I/O.
 pub fn run_scoring<S: PairScorer + ?Sized>(
     scorer: &mut S,
@@ -521,6 +536,14 @@ fn run_scoring_into<S: PairScorer + ?Sized>(
     let progress_file = progress_path(out);
     let mut progress = starting_point(out, &fingerprint)?;
     let resumed_from = progress.pairs_done;
+    let left = pairs.get(progress.pairs_done..).unwrap_or_default();
+    if let Err((i, e)) = scorer.check_pairs(left) {
+        return Err(RunError::Unscorable {
+            pair: left[i].id.clone(),
+            number: progress.pairs_done + i + 1,
+            source: Box::new(e),
+        });
+    }
     if progress.csv_bytes == 0 {
         let file = File::create(out).map_err(|e| CoreError::io(out, e))?;
         ScoreTableWriter::new(BufWriter::new(file))?.flush()?;
@@ -685,6 +708,8 @@ mod tests {
         drop_one: bool,
         /// The pair whose `words` anti-stereotypical score is NaN.
         nan_at: Option<&'static str>,
+        /// The pair that `check_pairs` refuses.
+        refuse: Option<&'static str>,
     }
 
     #[derive(Debug, thiserror::Error)]
@@ -748,10 +773,46 @@ mod tests {
             }
             Ok(out)
         }
+        fn check_pairs(&mut self, pairs: &[SentencePair]) -> Result<(), (usize, Stop)> {
+            match pairs
+                .iter()
+                .position(|p| Some(p.id.as_str()) == self.refuse)
+            {
+                Some(i) => Err((i, Stop)),
+                None => Ok(()),
+            }
+        }
     }
 
     fn fingerprint(ps: &[SentencePair], chunk: usize) -> RunFingerprint {
         RunFingerprint::new("m", "digest", "toy", ps, &Words::default(), chunk)
+    }
+
+    /// A pair that `check_pairs` refuses stops the run before the scorer is called or any file
+    /// is written, naming the pair and its place among the pairs given.
+    #[test]
+    fn a_refused_pair_stops_the_run_before_anything_is_scored_or_written() {
+        let dir = std::env::temp_dir().join(format!("bias-core-refuse-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("scores.csv");
+        let _ = fs::remove_file(&out);
+        let ps = pairs(6);
+        let mut words = Words {
+            refuse: Some("4"),
+            ..Words::default()
+        };
+        let err =
+            run_scoring(&mut words, &ps, fingerprint(&ps, 2), &out, &mut |_, _| {}).unwrap_err();
+        assert!(
+            matches!(&err, RunError::Unscorable { pair, number: 5, .. } if pair == "4"),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "pair 4 (number 5 of the pairs given) cannot be scored"
+        );
+        assert_eq!(words.calls, 0);
+        assert!(!out.exists() && !progress_path(&out).exists());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 mod corpus;
 mod counts;
+mod damage;
 mod difflib_reference;
 mod errors;
 mod no_panic;

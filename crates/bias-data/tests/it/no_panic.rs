@@ -40,7 +40,7 @@ fn cases() -> u32 {
         .unwrap_or(256)
 }
 
-fn repo(rel: &str) -> PathBuf {
+pub(crate) fn repo(rel: &str) -> PathBuf {
     let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(rel);
     assert!(
         path.is_file(),
@@ -51,7 +51,7 @@ fn repo(rel: &str) -> PathBuf {
 }
 
 /// The first `lines` lines of a file (with their line breaks).
-fn head_lines(rel: &str, lines: usize) -> Vec<u8> {
+pub(crate) fn head_lines(rel: &str, lines: usize) -> Vec<u8> {
     let bytes = std::fs::read(repo(rel)).unwrap();
     let end = bytes
         .iter()

@@ -414,3 +414,32 @@ fn stereoset_test_counts() {
     assert_eq!(set.items(Section::Intrasentence).len(), 6392);
     assert_eq!(set.items(Section::Intersentence).len(), 6374);
 }
+
+/// Every pair keeps the file and line it came from (errors name them): CrowS-Pairs' rows from
+/// line 2 (after the header), WinoBias's two sentences from their two files.
+#[test]
+fn pairs_keep_their_file_and_line() {
+    let crows = data("crows-pairs/crows_pairs_anonymized.csv");
+    let ds = load_pairs(&crows).unwrap();
+    assert_eq!(ds.origins.len(), ds.pairs.len());
+    assert_eq!(
+        ds.origin(1).unwrap().stereo.to_string(),
+        format!("{}, line 2", crows.display())
+    );
+    assert_eq!(ds.origin(0), None);
+    let root = data("winobias").parent().unwrap().to_path_buf();
+    let wino = bias_data::load_named("winobias-type1-dev", &root).unwrap();
+    assert_eq!(wino.origins.len(), 396);
+    let o = wino.origin(10).unwrap();
+    assert!(
+        o.stereo.file.ends_with("pro_stereotyped_type1.txt.dev"),
+        "{o:?}"
+    );
+    assert!(
+        o.anti.file.ends_with("anti_stereotyped_type1.txt.dev"),
+        "{o:?}"
+    );
+    assert_eq!((o.stereo.line, o.side("anti").line), (Some(10), Some(10)));
+    let stereoset = load_pairs(data("stereoset/dev.json")).unwrap();
+    assert_eq!(stereoset.origin(1).unwrap().stereo.line, None);
+}

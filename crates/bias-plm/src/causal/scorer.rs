@@ -439,4 +439,21 @@ impl bias_core::PairScorer for CausalScorer<'_> {
             .collect::<Result<Vec<_>, PlmError>>()?;
         self.score_tokenised(&encoded)
     }
+
+    /// Refuses the first pair with a sentence longer than the model's window (truncation off),
+    /// encoding every sentence once before anything runs on the model.
+    fn check_pairs(&mut self, pairs: &[SentencePair]) -> Result<(), (usize, PlmError)> {
+        let max = self.model.config().max_tokens().max(0) as usize;
+        let cut = Cut::KeepFirst(self.options.truncate);
+        for (i, p) in pairs.iter().enumerate() {
+            let fits = |side, text: &str| -> Result<(), PlmError> {
+                let ids = self.encode(text)?;
+                fit_length(p, side, &ids, max, cut).map(drop)
+            };
+            fits("stereo", &p.stereo)
+                .and_then(|()| fits("anti", &p.anti))
+                .map_err(|e| (i, e))?;
+        }
+        Ok(())
+    }
 }

@@ -37,6 +37,7 @@ pub(super) fn stereoset_scores(
     }
     let unrelated_out = stereoset_out(&args.score.out);
     let run = ScoreRun {
+        origins: &[],
         scorers: &crate::model_args::scorer_names(&args.score.scorers, lm),
         options: m.options(),
         dataset: "stereoset-unrelated",
