@@ -38,7 +38,7 @@ use std::path::Path;
 use bias_core::{BiasType, CoreError, Direction, SentencePair};
 use serde::{Deserialize, Serialize};
 
-use crate::util::{csv_error, csv_with_header, invalid, read_file, source_name, LineIndex};
+use crate::util::{csv_error, csv_with_header, invalid, read_all, read_file, source_name};
 use crate::{pylit, DataError};
 
 pub use crate::pylit::LiteralError;
@@ -141,15 +141,11 @@ pub fn read_crows_pairs(reader: impl Read, source_name: &str) -> Result<Vec<Crow
 
 /// [`read_crows_pairs`], each record with its (first) line.
 pub(crate) fn read_crows_pairs_at(
-    mut reader: impl Read,
+    reader: impl Read,
     source_name: &str,
 ) -> Result<Vec<(CrowsPair, u64)>, DataError> {
-    let mut bytes = Vec::new();
-    reader
-        .read_to_end(&mut bytes)
-        .map_err(|e| CoreError::io(source_name, e))?;
-    let lines = LineIndex::new(&bytes);
-    let (mut csv, header) = csv_with_header(bytes.as_slice(), source_name)?;
+    let bytes = read_all(reader, source_name)?;
+    let (mut csv, header, lines) = csv_with_header(&bytes, source_name)?;
     let cols = Columns::locate(&header, source_name)?;
     let mut pairs = Vec::new();
     let mut seen: HashMap<usize, u64> = HashMap::new();

@@ -64,7 +64,7 @@ use bias_core::{BiasType, CoreError, Direction, SentencePair};
 use serde_json::Value;
 
 use crate::util::{
-    csv_error, csv_with_header, invalid, read_file, source_name, utf8_lines, LineIndex,
+    csv_error, csv_with_header, invalid, read_all, read_file, source_name, utf8_lines,
 };
 use crate::DataError;
 
@@ -123,23 +123,32 @@ pub fn read_pairs_csv(
     reader: impl Read,
     source_name: &str,
 ) -> Result<Vec<SentencePair>, DataError> {
-    Ok(read_pairs_csv_at(reader, source_name)?
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect())
+    read_pairs_csv_at(reader, source_name).map(without_lines)
+}
+
+/// Reads pairs from JSON lines in the generic format. `source_name` labels the input in errors.
+///
+/// # Errors
+/// [`CoreError::Io`] if reading fails; otherwise see the module docs.
+pub fn read_pairs_jsonl(
+    reader: impl Read,
+    source_name: &str,
+) -> Result<Vec<SentencePair>, DataError> {
+    read_pairs_jsonl_at(reader, source_name).map(without_lines)
+}
+
+/// The records of a reader that also gives each one's line, without the lines.
+fn without_lines<T>(located: Vec<(T, u64)>) -> Vec<T> {
+    located.into_iter().map(|(t, _)| t).collect()
 }
 
 /// [`read_pairs_csv`], each pair with its (first) line.
 pub(crate) fn read_pairs_csv_at(
-    mut reader: impl Read,
+    reader: impl Read,
     source_name: &str,
 ) -> Result<Vec<(SentencePair, u64)>, DataError> {
-    let mut bytes = Vec::new();
-    reader
-        .read_to_end(&mut bytes)
-        .map_err(|e| CoreError::io(source_name, e))?;
-    let lines = LineIndex::new(&bytes);
-    let (mut csv, header) = csv_with_header(bytes.as_slice(), source_name)?;
+    let bytes = read_all(reader, source_name)?;
+    let (mut csv, header, lines) = csv_with_header(&bytes, source_name)?;
     let names: Vec<&str> = header
         .iter()
         .map(|h| h.trim_start_matches('\u{feff}').trim())
@@ -181,29 +190,12 @@ pub(crate) fn read_pairs_csv_at(
     Ok(pairs)
 }
 
-/// Reads pairs from JSON lines in the generic format. `source_name` labels the input in errors.
-///
-/// # Errors
-/// [`CoreError::Io`] if reading fails; otherwise see the module docs.
-pub fn read_pairs_jsonl(
-    reader: impl Read,
-    source_name: &str,
-) -> Result<Vec<SentencePair>, DataError> {
-    Ok(read_pairs_jsonl_at(reader, source_name)?
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect())
-}
-
 /// [`read_pairs_jsonl`], each pair with its (first) line.
 pub(crate) fn read_pairs_jsonl_at(
-    mut reader: impl Read,
+    reader: impl Read,
     source_name: &str,
 ) -> Result<Vec<(SentencePair, u64)>, DataError> {
-    let mut bytes = Vec::new();
-    reader
-        .read_to_end(&mut bytes)
-        .map_err(|e| CoreError::io(source_name, e))?;
+    let bytes = read_all(reader, source_name)?;
     let mut ids = IdChecker::default();
     let mut pairs = Vec::new();
     let mut first_text: Option<String> = None;

@@ -70,19 +70,32 @@ impl<'a> LineIndex<'a> {
     }
 }
 
-/// A CSV reader over `reader` and its header row (errors as [`csv_error`]).
-pub(crate) fn csv_with_header<R: std::io::Read>(
-    reader: R,
+/// Everything `reader` holds ([`CoreError::Io`] naming `source_name` if it cannot be read).
+pub(crate) fn read_all(
+    mut reader: impl std::io::Read,
     source_name: &str,
-) -> Result<(csv::Reader<R>, csv::StringRecord), DataError> {
+) -> Result<Vec<u8>, DataError> {
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| CoreError::io(source_name, e))?;
+    Ok(bytes)
+}
+
+/// A CSV reader over `bytes`, its header row (errors as [`csv_error`]), and the lines of
+/// `bytes` for the records' line numbers.
+pub(crate) fn csv_with_header<'a>(
+    bytes: &'a [u8],
+    source_name: &str,
+) -> Result<(csv::Reader<&'a [u8]>, csv::StringRecord, LineIndex<'a>), DataError> {
     let mut csv = csv::ReaderBuilder::new()
         .has_headers(true)
-        .from_reader(reader);
+        .from_reader(bytes);
     let header = csv
         .headers()
         .map_err(|e| csv_error(source_name, e))?
         .clone();
-    Ok((csv, header))
+    Ok((csv, header, LineIndex::new(bytes)))
 }
 
 /// Builds a [`DataError::InvalidRecord`].

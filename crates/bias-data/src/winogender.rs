@@ -40,7 +40,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::util::{invalid, read_file, source_name, utf8_lines};
+use crate::util::{invalid, read_all, read_file, source_name, utf8_lines};
 use crate::DataError;
 
 /// Whom the pronoun refers to.
@@ -265,13 +265,6 @@ fn referent(answer: &str, name: &str, line: u64) -> Result<Referent, DataError> 
             format!("answer `{other}` is neither 0 nor 1"),
         )),
     }
-}
-
-fn read_all(mut r: impl Read, name: &str) -> Result<Vec<u8>, DataError> {
-    let mut bytes = Vec::new();
-    r.read_to_end(&mut bytes)
-        .map_err(|e| bias_core::CoreError::io(name, e))?;
-    Ok(bytes)
 }
 
 /// Reads the three files (each with the name its errors give).
