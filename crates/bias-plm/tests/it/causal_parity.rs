@@ -18,22 +18,13 @@ use serde_json::Value;
 use tch::Kind;
 
 const TOL: f64 = 1e-4;
-const ARCHS: [&str; 10] = [
-    "gpt2",
-    "llama",
-    "mistral",
-    "qwen2",
-    "gpt_neox",
-    "opt",
-    "gemma2",
-    "phi3",
-    "olmo2",
-    // A peft LoRA adapter on gpt2 (Conv1D: fan_in_fan_out; rsLoRA), merged at load, against
-    // peft's merged model (scripts/fixtures/lora_adapters.py).
-    "gpt2-lora",
-];
+/// Every causal family, and a peft LoRA adapter on gpt2 (Conv1D: fan_in_fan_out; rsLoRA),
+/// merged at load, against peft's merged model (scripts/fixtures/lora_adapters.py).
+fn archs() -> impl Iterator<Item = &'static str> {
+    CAUSAL_FAMILIES.into_iter().chain(["gpt2-lora"])
+}
 
-use crate::support::pairs;
+use crate::support::{pairs, CAUSAL_FAMILIES};
 use bias_testkit::root;
 
 fn fixture(arch: &str) -> Value {
@@ -170,7 +161,7 @@ fn check(arch: &str, max_batch: usize) -> f64 {
 
 #[test]
 fn every_arch_matches_transformers_batched_and_unbatched() {
-    for arch in ARCHS {
+    for arch in archs() {
         let batched = check(arch, 64);
         let unbatched = check(arch, 1);
         eprintln!("{arch}: max |Δ| batched {batched:.2e}, unbatched {unbatched:.2e}");
@@ -179,7 +170,7 @@ fn every_arch_matches_transformers_batched_and_unbatched() {
 
 #[test]
 fn configurations_are_read_as_transformers_reads_them() {
-    for arch in ARCHS {
+    for arch in archs() {
         let fx = fixture(arch);
         let lm = open(arch);
         let c = lm.model().config();

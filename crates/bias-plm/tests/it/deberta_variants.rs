@@ -10,7 +10,8 @@
 
 use std::path::Path;
 
-use bias_plm::{DeviceSpec, EncodeRequest, MaskedLanguageModel, PlmError, PlmModel, PlmTokenizer};
+use crate::support::encode_padded;
+use bias_plm::{DeviceSpec, MaskedLanguageModel, PlmError, PlmModel, PlmTokenizer};
 use bias_testkit::json::{at_root as read_json, floats, ints as ids};
 use serde_json::Value;
 use tch::{Kind, Tensor};
@@ -36,30 +37,9 @@ fn max_diff(what: &str, got: &[f64], want: &[f64]) -> f64 {
 /// every real position with the fixture; returns the largest difference seen.
 fn check_batch(name: &str, model: &PlmModel, sequences: &[&Value]) -> f64 {
     let pad = model.config().pad_token_id;
-    let width = sequences
-        .iter()
-        .map(|s| s["input_ids"].as_array().unwrap().len())
-        .max()
-        .unwrap();
     let b = sequences.len();
-    let mut flat = vec![pad; b * width];
-    let mut mask = vec![0i64; b * width];
-    for (row, s) in sequences.iter().enumerate() {
-        let x = ids(&s["input_ids"]);
-        flat[row * width..row * width + x.len()].copy_from_slice(&x);
-        mask[row * width..row * width + x.len()].fill(1);
-    }
-    let shape = [b as i64, width as i64];
-    let out = model
-        .encode(
-            &Tensor::from_slice(&flat).reshape(shape),
-            &Tensor::from_slice(&mask).reshape(shape),
-            EncodeRequest {
-                attentions: true,
-                all_hidden: true,
-            },
-        )
-        .unwrap();
+    let rows: Vec<Vec<i64>> = sequences.iter().map(|s| ids(&s["input_ids"])).collect();
+    let out = encode_padded(model, &rows, pad);
     let layers = out.attentions.as_ref().unwrap();
     let hidden = out.all_hidden.as_ref().unwrap();
     let mut worst = 0.0f64;

@@ -7,9 +7,9 @@
 //! run as one right-padded batch, as the reference did: token log-probabilities, arg-max,
 //! attention received and every hidden state (`output_hidden_states`) must agree.
 
+use crate::support::encode_padded;
 use bias_plm::{
-    token_log_probs, DeviceSpec, EncodeRequest, MaskedLanguageModel, ModelType, PlmModel,
-    PlmTokenizer,
+    token_log_probs, DeviceSpec, MaskedLanguageModel, ModelType, PlmModel, PlmTokenizer,
 };
 use bias_testkit::json::{floats, ints, max_abs_diff as max_diff};
 use serde_json::Value;
@@ -55,28 +55,7 @@ fn modernbert_options_match_transformers() {
         .collect();
     let pad = doc["pad"].as_i64().unwrap();
     assert_eq!(tok.pad_id().unwrap(), pad);
-    let width = ids.iter().map(Vec::len).max().unwrap();
-    let (mut flat, mut mask) = (Vec::new(), Vec::new());
-    for seq in &ids {
-        flat.extend(
-            seq.iter()
-                .copied()
-                .chain(std::iter::repeat(pad))
-                .take(width),
-        );
-        mask.extend((0..width).map(|i| i64::from(i < seq.len())));
-    }
-    let shape = [ids.len() as i64, width as i64];
-    let out = model
-        .encode(
-            &Tensor::from_slice(&flat).reshape(shape),
-            &Tensor::from_slice(&mask).reshape(shape),
-            EncodeRequest {
-                attentions: true,
-                all_hidden: true,
-            },
-        )
-        .unwrap();
+    let out = encode_padded(&model, &ids, pad);
     let attentions = out.attentions.unwrap();
     let all_hidden = out.all_hidden.unwrap();
     assert_eq!(attentions.len(), 4);
@@ -132,13 +111,7 @@ fn modernbert_options_match_transformers() {
     // A bare encoder load reads no head and gives the same hidden states.
     let encoder = PlmModel::load_encoder(&dir, DeviceSpec::Cpu, Kind::Float).unwrap();
     assert!(!encoder.has_mlm_head());
-    let again = encoder
-        .encode(
-            &Tensor::from_slice(&flat).reshape(shape),
-            &Tensor::from_slice(&mask).reshape(shape),
-            EncodeRequest::default(),
-        )
-        .unwrap();
+    let again = encode_padded(&encoder, &ids, pad);
     assert_eq!(to_f64(&again.last_hidden), to_f64(&out.last_hidden));
 }
 

@@ -1,4 +1,5 @@
-//! What several of these modules share: the fixtures' pairs, read from `data/` by id.
+//! What several of these modules share: the fixtures' pairs, read from `data/` by id; the causal
+//! families; a right-padded batch through an encoder.
 
 use std::collections::HashMap;
 
@@ -48,4 +49,41 @@ pub(crate) fn pairs(fixture: &Value) -> Vec<SentencePair> {
             }
         })
         .collect()
+}
+
+/// The causal families with a fixture checkpoint (`fixtures/models/<family>`).
+pub(crate) const CAUSAL_FAMILIES: [&str; 9] = [
+    "gpt2", "llama", "mistral", "qwen2", "gpt_neox", "opt", "gemma2", "phi3", "olmo2",
+];
+
+/// `sequences` right-padded with `pad` into one batch, encoded with every layer's attentions
+/// and hidden states.
+pub(crate) fn encode_padded(
+    model: &impl bias_plm::MaskedLanguageModel,
+    sequences: &[Vec<i64>],
+    pad: i64,
+) -> bias_plm::EncoderOutput {
+    let width = sequences.iter().map(Vec::len).max().unwrap();
+    let (mut flat, mut mask) = (Vec::new(), Vec::new());
+    for seq in sequences {
+        flat.extend(
+            seq.iter()
+                .copied()
+                .chain(std::iter::repeat(pad))
+                .take(width),
+        );
+        mask.extend((0..width).map(|i| i64::from(i < seq.len())));
+    }
+    let shape = [sequences.len() as i64, width as i64];
+    let request = bias_plm::EncodeRequest {
+        attentions: true,
+        all_hidden: true,
+    };
+    model
+        .encode(
+            &tch::Tensor::from_slice(&flat).reshape(shape),
+            &tch::Tensor::from_slice(&mask).reshape(shape),
+            request,
+        )
+        .unwrap()
 }
