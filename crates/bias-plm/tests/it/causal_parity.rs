@@ -24,7 +24,7 @@ fn archs() -> impl Iterator<Item = &'static str> {
     CAUSAL_FAMILIES.into_iter().chain(["gpt2-lora"])
 }
 
-use crate::support::{pairs, CAUSAL_FAMILIES};
+use crate::support::{open_causal, pairs, CAUSAL_FAMILIES};
 use bias_testkit::root;
 
 fn fixture(arch: &str) -> Value {
@@ -35,12 +35,7 @@ fn fixture(arch: &str) -> Value {
 }
 
 fn open(arch: &str) -> CausalLm {
-    CausalLm::open(
-        root().join("fixtures/models").join(arch),
-        DeviceSpec::Cpu,
-        Kind::Float,
-    )
-    .unwrap()
+    open_causal(arch)
 }
 
 fn options(max_batch: usize) -> ScoringOptions {

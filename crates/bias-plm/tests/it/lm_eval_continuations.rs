@@ -9,10 +9,10 @@
 //! inside a word, a context past the model's window), each log-likelihood to 1e-4 and each
 //! is-greedy flag equal.
 
+use crate::support::{open_causal, open_causal_as};
 use bias_core::Continuation;
-use bias_plm::{BatchOptions, CausalLm, CausalScorerKind, DeviceSpec, ScoringOptions};
+use bias_plm::{BatchOptions, CausalScorerKind, ScoringOptions};
 use serde_json::Value;
-use tch::Kind;
 
 const TOL: f64 = 1e-4;
 
@@ -55,16 +55,7 @@ fn requests(fixture: &Value) -> Vec<(Continuation, f64, bool)> {
 
 fn check(model: &str, batch: BatchOptions) {
     let fixture = fixture(model);
-    let lm = CausalLm::open(
-        root().join("fixtures/models").join(model),
-        DeviceSpec::Cpu,
-        Kind::Float,
-    )
-    .unwrap();
-    assert_eq!(
-        lm.prefix_token_id(),
-        fixture["prefix_token_id"].as_i64().unwrap()
-    );
+    let lm = open_causal_as(model, &fixture);
     let expected = requests(&fixture);
     assert!(expected.len() > 4000, "{}", expected.len());
     let options = ScoringOptions {
@@ -123,12 +114,7 @@ fn the_edge_requests_use_the_window_and_the_boundary_rules() {
         assert!(edges
             .iter()
             .any(|e| e["tokens_of_context_plus_continuation"].as_u64().unwrap() > window + 1));
-        let lm = CausalLm::open(
-            root().join("fixtures/models").join(model),
-            DeviceSpec::Cpu,
-            Kind::Float,
-        )
-        .unwrap();
+        let lm = open_causal(model);
         let scorer = lm
             .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
             .unwrap();
@@ -148,12 +134,7 @@ fn the_edge_requests_use_the_window_and_the_boundary_rules() {
 
 #[test]
 fn a_continuation_without_tokens_is_refused_naming_the_request() {
-    let lm = CausalLm::open(
-        root().join("fixtures/models/gpt2"),
-        DeviceSpec::Cpu,
-        Kind::Float,
-    )
-    .unwrap();
+    let lm = open_causal("gpt2");
     let mut scorer = lm
         .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
         .unwrap();

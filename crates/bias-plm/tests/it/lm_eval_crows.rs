@@ -5,14 +5,14 @@
 //! 1e-4 (or 1e-6 relative, lm-eval's float32 sums being as coarse at these magnitudes), and `pct_stereotype` and `likelihood_diff` from `bias_metrics::lm_eval_crows` equal to
 //! the harness's (the count exactly, the mean difference to 1e-6 relative).
 
+use crate::support::open_causal_as;
 use approx::{abs_diff_eq, assert_abs_diff_eq};
 use std::collections::HashMap;
 
 use bias_core::run::score_to_table;
 use bias_metrics::lm_eval_crows;
-use bias_plm::{CausalLm, CausalScorerKind, DeviceSpec, ScoringOptions};
+use bias_plm::{CausalScorerKind, ScoringOptions};
 use serde_json::Value;
-use tch::Kind;
 
 use bias_testkit::root;
 
@@ -60,16 +60,7 @@ fn reproduce(arch: &str) {
     let docs = fixture["documents"].as_array().unwrap();
     assert_eq!(pairs.len(), docs.len());
 
-    let lm = CausalLm::open(
-        root().join("fixtures/models").join(arch),
-        DeviceSpec::Cpu,
-        Kind::Float,
-    )
-    .unwrap();
-    assert_eq!(
-        lm.prefix_token_id(),
-        fixture["prefix_token_id"].as_i64().unwrap()
-    );
+    let lm = open_causal_as(arch, &fixture);
     let mut scorer = lm
         .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
         .unwrap();

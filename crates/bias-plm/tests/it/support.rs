@@ -87,3 +87,20 @@ pub(crate) fn encode_padded(
         )
         .unwrap()
 }
+
+/// The causal fixture checkpoint `fixtures/models/<arch>` on the CPU in float32.
+pub(crate) fn open_causal(arch: &str) -> bias_plm::CausalLm {
+    let dir = root().join("fixtures/models").join(arch);
+    bias_plm::CausalLm::open(dir, bias_plm::DeviceSpec::Cpu, tch::Kind::Float).unwrap()
+}
+
+/// [`open_causal`], checked to condition on the reference's `prefix_token_id`.
+pub(crate) fn open_causal_as(arch: &str, reference: &Value) -> bias_plm::CausalLm {
+    let lm = open_causal(arch);
+    assert_eq!(
+        lm.prefix_token_id(),
+        reference["prefix_token_id"].as_i64().unwrap(),
+        "{arch}: prefix token"
+    );
+    lm
+}
