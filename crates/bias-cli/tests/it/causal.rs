@@ -4,6 +4,7 @@
 //! scorer of the other family is a usage error naming the model type and its scorers.
 
 use crate::support::bias;
+use crate::support::scorer_measures;
 use approx::abs_diff_eq;
 use std::path::PathBuf;
 
@@ -100,17 +101,7 @@ fn evaluate_and_bench_run_on_a_causal_model() {
         .succeeds();
     let v: Value = serde_json::from_slice(&res.stdout).unwrap();
     assert_eq!(v["model"], "qwen2");
-    let got: Vec<(String, String)> = v["measures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["scorer"].as_str().unwrap().into(),
-                m["measure"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
+    let got = scorer_measures(&v);
     let want: Vec<(String, String)> = ["ll-mean", "ll-sum"]
         .iter()
         .flat_map(|s| {

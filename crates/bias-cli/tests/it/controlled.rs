@@ -2,6 +2,7 @@
 //! that a rerun reuses their work, and that bad requests are refused with the reason.
 
 use crate::support::bias;
+use crate::support::kaneko2023_genders;
 use approx::abs_diff_eq;
 use std::path::PathBuf;
 
@@ -366,18 +367,7 @@ fn controlled_caps_the_sides_and_holds_out_a_development_split() {
         "{stderr}"
     );
     // Classified here with the paper's lists: male-only, female-only.
-    let words = bias_data::corpus::GenderWords::kaneko2023();
-    let gender = |s: &str| -> (bool, bool) {
-        let ws: Vec<String> = s
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect();
-        (
-            ws.iter().any(|w| words.male().contains(w)),
-            ws.iter().any(|w| words.female().contains(w)),
-        )
-    };
+    let gender = kaneko2023_genders;
     let count = |lines: &[&str], g: (bool, bool)| lines.iter().filter(|s| gender(s) == g).count();
     let dev = std::fs::read_to_string(dir.join("corpus/dev.txt")).unwrap();
     let dev: Vec<&str> = dev.lines().collect();

@@ -5,6 +5,7 @@
 //! model the cache lacks is an error saying where it looked and how to fetch it, and a run is not
 //! resumed once the revision moved to another commit, even one with the same files.
 
+use crate::support::rows_without_model;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -65,27 +66,6 @@ fn evaluate(model: &str, cache: &Path, out: &Path) -> std::process::Output {
         .arg(out)
         .output()
         .unwrap()
-}
-
-/// The table's `model` column, and its rows without that column.
-fn rows_without_model(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let column = reader
-        .headers()
-        .unwrap()
-        .iter()
-        .position(|h| h == "model")
-        .unwrap();
-    let mut models = Vec::new();
-    let rows = reader
-        .records()
-        .map(|r| {
-            let mut fields: Vec<String> = r.unwrap().iter().map(str::to_owned).collect();
-            models.push(fields.remove(column));
-            fields
-        })
-        .collect();
-    (models, rows)
 }
 
 #[test]

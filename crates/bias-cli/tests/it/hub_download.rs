@@ -7,6 +7,7 @@
 //! without a token and a transfer cut short are clean errors that leave no file in the cache, a
 //! download after a cut transfer succeeds, and `HF_TOKEN` is sent as a bearer token.
 
+use crate::support::rows_without_model;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -308,25 +309,6 @@ fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// The score table's rows without the `model` column.
-fn rows_without_model(path: &Path) -> Vec<Vec<String>> {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let column = reader
-        .headers()
-        .unwrap()
-        .iter()
-        .position(|h| h == "model")
-        .unwrap();
-    reader
-        .records()
-        .map(|r| {
-            let mut fields: Vec<String> = r.unwrap().iter().map(str::to_owned).collect();
-            fields.remove(column);
-            fields
-        })
-        .collect()
-}
-
 #[test]
 fn a_download_lands_in_the_hub_layout_and_then_works_offline() {
     let dir = scratch("normal");
@@ -376,9 +358,9 @@ fn a_download_lands_in_the_hub_layout_and_then_works_offline() {
         &by_folder,
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    let by_id = rows_without_model(&dir.join("scores.csv"));
+    let (_, by_id) = rows_without_model(&dir.join("scores.csv"));
     assert!(!by_id.is_empty());
-    assert_eq!(by_id, rows_without_model(&by_folder));
+    assert_eq!(by_id, rows_without_model(&by_folder).1);
     // The Hub gone and the network off: the cache serves the model.
     let endpoint = hub.endpoint();
     drop(hub);

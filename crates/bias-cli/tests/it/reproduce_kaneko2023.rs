@@ -4,6 +4,7 @@
 //! (the Appendix A share, Spearman's ρ), and against `transformers`
 //! (scripts/fixtures/kaneko2023_mask_probe.py: Figure 3's mask probabilities of the base model).
 
+use crate::support::kaneko2023_genders;
 use approx::abs_diff_eq;
 use bias_testkit::json;
 use std::path::Path;
@@ -207,18 +208,7 @@ fn reproduce_kaneko2023_on_the_fixture_bert() {
     // The development split: 5 male and 5 female sentences (§3.1's words, read here), none of
     // them in any rate's training set, and every training set has the male share its rate
     // says, counted from its sentences.
-    let words = bias_data::corpus::GenderWords::kaneko2023();
-    let gender = |s: &str| -> (bool, bool) {
-        let ws: Vec<String> = s
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect();
-        (
-            ws.iter().any(|w| words.male().contains(w)),
-            ws.iter().any(|w| words.female().contains(w)),
-        )
-    };
+    let gender = kaneko2023_genders;
     for corpus in ["bug-wikipedia", "bug-pubmed"] {
         let dev = std::fs::read_to_string(tmp.join(format!("k23-models/seed-42/{corpus}-dev.txt")))
             .unwrap();

@@ -2,6 +2,7 @@
 //! written, an interrupted run resumes into a byte-identical file, and bad requests are errors.
 
 use crate::support::bias;
+use crate::support::scorer_measures;
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
@@ -162,17 +163,7 @@ fn evaluate_prints_indicator_kls_and_jss_per_scorer() {
         .map(|r| r.tokens_stereo.unwrap() + r.tokens_anti.unwrap())
         .sum();
     assert_eq!(v["accuracy"]["aul"]["total"], aul_tokens);
-    let got: Vec<(String, String)> = v["measures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["scorer"].as_str().unwrap().into(),
-                m["measure"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
+    let got = scorer_measures(&v);
     let want: Vec<(String, String)> = [
         ("aul", "indicator"),
         ("aul", "kls"),

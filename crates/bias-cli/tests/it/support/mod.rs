@@ -33,3 +33,54 @@ pub fn bias_stdout(args: &[&str]) -> Vec<u8> {
 pub fn bias_json(args: &[&str]) -> Value {
     serde_json::from_slice(&bias_stdout(args)).unwrap()
 }
+
+/// A score table's `model` column, and its rows without that column.
+pub fn rows_without_model(path: &std::path::Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let column = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "model")
+        .unwrap();
+    let mut models = Vec::new();
+    let rows = reader
+        .records()
+        .map(|r| {
+            let mut fields: Vec<String> = r.unwrap().iter().map(str::to_owned).collect();
+            models.push(fields.remove(column));
+            fields
+        })
+        .collect();
+    (models, rows)
+}
+
+/// The `(scorer, measure)` of each entry of a JSON result's `measures`.
+pub fn scorer_measures(v: &Value) -> Vec<(String, String)> {
+    v["measures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["scorer"].as_str().unwrap().into(),
+                m["measure"].as_str().unwrap().into(),
+            )
+        })
+        .collect()
+}
+
+/// Whether a sentence holds a male and a female word of kaneko2023's lists (§3.1), classified
+/// here on the lists as the paper gives them.
+pub fn kaneko2023_genders(sentence: &str) -> (bool, bool) {
+    let words = bias_data::corpus::GenderWords::kaneko2023();
+    let ws: Vec<String> = sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    (
+        ws.iter().any(|w| words.male().contains(w)),
+        ws.iter().any(|w| words.female().contains(w)),
+    )
+}
