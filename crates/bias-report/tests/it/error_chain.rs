@@ -35,4 +35,9 @@ fn a_figure_that_cannot_be_written_names_the_folder_and_leaves_the_os_error_to_i
     assert_eq!(messages.len(), 2, "{messages:?}");
     assert_eq!(messages[0], format!("cannot create {}", blocker.display()));
     assert_library_chain(&messages);
+    // The source is the operating system's refusal to make a folder where a file is (EEXIST).
+    let io = std::error::Error::source(&err)
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .expect("an io::Error source");
+    assert_eq!(io.kind(), std::io::ErrorKind::AlreadyExists, "{io}");
 }

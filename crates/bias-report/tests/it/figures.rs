@@ -487,29 +487,3 @@ fn the_embedded_font_registers_and_bytes_that_are_not_a_font_are_refused() {
     let err = figures::use_font(b"not a font").unwrap_err();
     assert!(matches!(err, ReportError::InvalidFont { len: 10 }), "{err}");
 }
-
-#[test]
-fn an_output_folder_that_cannot_be_created_is_an_io_error() {
-    let blocker = out("a-file-not-a-folder");
-    std::fs::write(&blocker, "x").unwrap();
-    let curve = RocCurve {
-        fpr: vec![0.0, 1.0],
-        tpr: vec![0.0, 1.0],
-        thresholds: vec![f64::INFINITY, 0.0],
-    };
-    let err = figures::roc_curves(&[("x", &curve, 0.5)], blocker.join("roc")).unwrap_err();
-    match &err {
-        ReportError::Io {
-            action: "create",
-            path,
-            ..
-        } => assert_eq!(path, &blocker),
-        other => panic!("{other}"),
-    }
-    assert!(std::error::Error::source(&err).is_some());
-    // The source is the operating system's refusal to make a folder where a file is (EEXIST).
-    let io = std::error::Error::source(&err)
-        .and_then(|s| s.downcast_ref::<std::io::Error>())
-        .expect("an io::Error source");
-    assert_eq!(io.kind(), std::io::ErrorKind::AlreadyExists, "{io}");
-}

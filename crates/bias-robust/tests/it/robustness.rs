@@ -644,25 +644,8 @@ fn invalid_settings_are_rejected() {
         study(&[], &RobustnessOptions::default()),
         Err(RobustError::InvalidConfig(_))
     ));
-    // A measure that fails on a sub-sample is reported with the model, rate and repeat.
-    let tiny = ScoreTable::new(vec![
-        row(0, BiasType::Gender, -1.0, -2.0),
-        row(1, BiasType::Gender, -1.5, -1.75),
-        row(2, BiasType::Age, -3.0, -1.0),
-        row(3, BiasType::Age, -2.0, -2.0),
-    ]);
-    let kls = Kls::new(DistributionOptions::default());
-    let measures: [SyncMeasure<'_>; 1] = [&kls];
-    let options = RobustnessOptions {
-        rates: vec![0.5],
-        repeats: 2,
-        seed: 0,
-    };
-    let err = subsample_study(&[("m".to_owned(), tiny)], &measures, &options).unwrap_err();
-    assert!(
-        matches!(&err, RobustError::Measure { what, .. } if what.contains("rate 0.5, repeat 0")),
-        "{err}"
-    );
+    // A measure that fails on a sub-sample: tests/it/error_chain.rs (its model, rate, repeat
+    // and cause).
 }
 
 // ---------------------------------------------------------------- one study per scorer
