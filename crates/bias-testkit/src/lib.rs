@@ -6,7 +6,7 @@
 //! and `data/`, which no published package carries.
 
 use std::error::Error;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub mod json;
 pub mod mutation;
@@ -175,4 +175,25 @@ pub fn normals(seed: u64, n: usize) -> Vec<f64> {
             (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
         })
         .collect()
+}
+
+/// Mean and sample standard deviation (ddof = 1) of `x`, by hand, for references.
+pub fn mean_sd(x: &[f64]) -> (f64, f64) {
+    let n = x.len() as f64;
+    let m = x.iter().sum::<f64>() / n;
+    let v = x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0);
+    (m, v.sqrt())
+}
+
+/// The score table of data set `set` in a model's score folder: `<set>.csv`, or with a suffix
+/// such as `<set>.first30.csv` for a run limited to its first pairs.
+pub fn score_file(folder: &Path, set: &str) -> PathBuf {
+    std::fs::read_dir(folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with(&format!("{set}.")) && name.ends_with(".csv")
+        })
+        .unwrap_or_else(|| panic!("no score table of {set} in {}", folder.display()))
 }

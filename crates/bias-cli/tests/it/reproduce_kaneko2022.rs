@@ -4,6 +4,7 @@
 //! tables, the equal-subtoken counts against `scripts/fixtures/kaneko2022_equal_subtokens.py`,
 //! Table 2 against `scripts/fixtures/kaneko2022_table2.py`).
 
+use crate::support::kaneko2022_on_bert;
 use approx::assert_relative_eq;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -436,19 +437,7 @@ fn kaneko2022_options_change_the_numbers() {
     )
     .unwrap();
     let run = |name: &str, extra: &[&str]| -> PathBuf {
-        let out = tmp.join(name);
-        let status = Command::new(env!("CARGO_BIN_EXE_bias"))
-            .args(["reproduce", "kaneko2022", "--models"])
-            .arg(r.join("fixtures/models/bert"))
-            .args(["--max-pairs", "6", "--data-dir"])
-            .arg(&data)
-            .arg("--out")
-            .arg(&out)
-            .args(extra)
-            .status()
-            .unwrap();
-        assert!(status.success(), "{name}");
-        out
+        kaneko2022_on_bert(&data, &tmp.join(name), 6, extra)
     };
     let paper = run("paper", &[]);
     let scored = run("scored", &["--kaneko2022-pairs-in-n", "scored"]);

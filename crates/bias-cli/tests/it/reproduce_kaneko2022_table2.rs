@@ -2,8 +2,8 @@
 //! with the real wordfreq list: the group words, the ranks and the two options
 //! (`--kaneko2022-table2-words`, `--kaneko2022-stop-words`) checked by hand.
 
+use crate::support::kaneko2022_on_bert;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -78,19 +78,7 @@ fn table_2_by_hand_and_its_options() {
             .unwrap_or_else(|e| panic!("data/{f} ({e}); run `bash scripts/setup.sh`"));
     }
     let run = |name: &str, extra: &[&str]| -> PathBuf {
-        let out = tmp.join(name);
-        let status = Command::new(env!("CARGO_BIN_EXE_bias"))
-            .args(["reproduce", "kaneko2022", "--models"])
-            .arg(r.join("fixtures/models/bert"))
-            .args(["--max-pairs", "2", "--data-dir"])
-            .arg(&data)
-            .arg("--out")
-            .arg(&out)
-            .args(extra)
-            .status()
-            .unwrap();
-        assert!(status.success(), "{name}");
-        out
+        kaneko2022_on_bert(&data, &tmp.join(name), 2, extra)
     };
 
     // Group words: Adv he, men, father, his, wife (+ the stop word "a"); Dis she, women,

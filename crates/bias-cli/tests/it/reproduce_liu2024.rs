@@ -4,6 +4,7 @@
 //! liu2024 flags change what they say they change.
 
 use approx::abs_diff_eq;
+use bias_testkit::{mean_sd, score_file};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -51,29 +52,6 @@ fn this_run(rows: Vec<Value>) -> Vec<Value> {
         .collect()
 }
 
-/// The score table of data set `set` in a model's score folder (`<set>.csv`, or with a suffix
-/// such as `<set>.first30.csv` for a run limited by --max-pairs).
-fn score_file(dir: &Path, set: &str) -> PathBuf {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| {
-            let name = p.file_name().unwrap().to_string_lossy();
-            name.starts_with(&format!("{set}.")) && name.ends_with(".csv")
-        })
-        .unwrap_or_else(|| panic!("no score table of {set} in {}", dir.display()))
-}
-
-/// Mean and sample standard deviation (ddof = 1).
-fn fit(x: &[f64]) -> (f64, f64) {
-    let n = x.len() as f64;
-    let m = x.iter().sum::<f64>() / n;
-    (
-        m,
-        (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt(),
-    )
-}
-
 /// KL between two normals, closed form.
 fn kl(a: (f64, f64), b: (f64, f64)) -> f64 {
     (b.1 / a.1).ln() + (a.1 * a.1 + (a.0 - b.0).powi(2)) / (2.0 * b.1 * b.1) - 0.5
@@ -91,7 +69,7 @@ fn kls_by_hand(t: &ScoreTable) -> f64 {
     let n: usize = kept.iter().map(|(s, _)| s.len()).sum();
     kept.iter()
         .map(|(s, a)| {
-            let (p, q) = (fit(s), fit(a));
+            let (p, q) = (mean_sd(s), mean_sd(a));
             let (x, y) = (kl(p, q), kl(q, p));
             s.len() as f64 / n as f64 * 100.0 * x.max(y) / (x + y)
         })

@@ -5,6 +5,7 @@
 
 use approx::assert_relative_eq;
 use approx::{abs_diff_eq, assert_abs_diff_eq};
+use bias_testkit::{mean_sd, score_file};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -197,28 +198,6 @@ fn ksg_three_points(x: &[f64], y: &[f64]) -> f64 {
     (1.5 - sum / 3.0).max(0.0)
 }
 
-/// The score table of data set `set` of `model` (`<set>.csv`, or with a suffix such as
-/// `<set>.first60.csv` for a study limited to the first pairs).
-fn score_file(dir: &Path, model: &str, set: &str) -> PathBuf {
-    let folder = dir.join("scores").join(model);
-    std::fs::read_dir(&folder)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| {
-            let name = p.file_name().unwrap().to_string_lossy();
-            name.starts_with(&format!("{set}.")) && name.ends_with(".csv")
-        })
-        .unwrap_or_else(|| panic!("no score table of {set} in {}", folder.display()))
-}
-
-/// Mean and sample standard deviation (ddof = 1).
-fn fit(x: &[f64]) -> (f64, f64) {
-    let n = x.len() as f64;
-    let m = x.iter().sum::<f64>() / n;
-    let v = x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0);
-    (m, v.sqrt())
-}
-
 /// KL(N(m1, s1²) ‖ N(m2, s2²)) in closed form.
 fn kl(a: (f64, f64), b: (f64, f64)) -> f64 {
     (b.1 / a.1).ln() + (a.1 * a.1 + (a.0 - b.0).powi(2)) / (2.0 * b.1 * b.1) - 0.5
@@ -256,7 +235,7 @@ fn weighted_by_hand(t: &ScoreTable, f: impl Fn((f64, f64), (f64, f64)) -> f64) -
     let kept: Vec<_> = by.values().filter(|(s, _)| s.len() >= 2).collect();
     let n: usize = kept.iter().map(|(s, _)| s.len()).sum();
     kept.iter()
-        .map(|(s, a)| s.len() as f64 / n as f64 * f(fit(s), fit(a)))
+        .map(|(s, a)| s.len() as f64 / n as f64 * f(mean_sd(s), mean_sd(a)))
         .sum()
 }
 
@@ -319,7 +298,10 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     assert_abs_diff_eq!(value("|Δst|"), 0.7, epsilon = 1e-12);
     assert_abs_diff_eq!(value("|Δat|"), 0.1, epsilon = 1e-12);
     assert_abs_diff_eq!(value("|Δst| − |Δat|"), 0.6, epsilon = 1e-12);
-    let (st, at) = (fit(&[0.4, 0.3, 0.9, 0.8]), fit(&[0.5, 0.4, 0.1, 0.2]));
+    let (st, at) = (
+        mean_sd(&[0.4, 0.3, 0.9, 0.8]),
+        mean_sd(&[0.5, 0.4, 0.1, 0.2]),
+    );
     let (x, y) = (kl(st, at), kl(at, st));
     assert_abs_diff_eq!(
         value("KLS (Eq. 6)"),
@@ -362,8 +344,11 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     {
         let mut kls_dev = Vec::new();
         for m in 0..3 {
-            let scores =
-                ScoreTable::read_csv_path(score_file(&dir, &format!("m{m}"), set)).unwrap();
+            let scores = ScoreTable::read_csv_path(score_file(
+                &dir.join("scores").join(format!("m{m}")),
+                set,
+            ))
+            .unwrap();
             let row = &t2[k * 3 + m];
             assert_eq!(row["model"], format!("m{m}"));
             let aul = scores.for_scorer("aul");
@@ -407,7 +392,7 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     assert!(md.contains("m0 60 of 60, m1 60 of 60, m2 60 of 60"), "{md}");
 
     // Table 1: Shapiro–Wilk of the right scores (AUL, stereotypical side of m1 on StereoSet).
-    let aul_ss = ScoreTable::read_csv_path(score_file(&dir, "m1", "stereoset"))
+    let aul_ss = ScoreTable::read_csv_path(score_file(&dir.join("scores").join("m1"), "stereoset"))
         .unwrap()
         .for_scorer("aul");
     let x: Vec<f64> = aul_ss.rows().iter().map(|r| r.score_stereo).collect();
@@ -445,7 +430,7 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
     assert_eq!(bert_ss["mark"], "‡");
 
     // Table 4: the score groups of m2's AUL scores on CrowS-Pairs.
-    let aul = ScoreTable::read_csv_path(score_file(&dir, "m2", "crows-pairs"))
+    let aul = ScoreTable::read_csv_path(score_file(&dir.join("scores").join("m2"), "crows-pairs"))
         .unwrap()
         .for_scorer("aul");
     let (st, at): (Vec<_>, Vec<_>) = aul
@@ -500,7 +485,7 @@ fn every_table_and_figure_is_listed_and_tables_2_4_and_figure_4_match_hand_compu
 
     // Table 3: KLS and JSS of m1 within each CrowS-Pairs bias type with 2 or more pairs.
     let t3 = table(&dir, "table-3");
-    let aul = ScoreTable::read_csv_path(score_file(&dir, "m1", "crows-pairs"))
+    let aul = ScoreTable::read_csv_path(score_file(&dir.join("scores").join("m1"), "crows-pairs"))
         .unwrap()
         .for_scorer("aul");
     let mut checked = 0;

@@ -19,7 +19,7 @@ use bias_robust::{
     correlate_measures, paraphrase_agreement, CorrelateOptions, MeasureAtRate, ParaphraseOptions,
     RepeatSummary, RobustError, RobustnessOptions, RobustnessReport,
 };
-use bias_testkit::normals;
+use bias_testkit::{mean_sd, normals};
 
 fn out(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bias-robust-figures");
@@ -103,15 +103,6 @@ fn legend_texts(marks: &[Mark]) -> Vec<&str> {
 }
 
 /// Mean and standard deviation (ddof = 1).
-fn mean_sd(x: &[f64]) -> (f64, f64) {
-    let n = x.len() as f64;
-    let m = x.iter().sum::<f64>() / n;
-    (
-        m,
-        (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt(),
-    )
-}
-
 fn score_table() -> ScoreTable {
     let (a, b) = (normals(1, 300), normals(2, 300));
     ScoreTable::new(

@@ -84,3 +84,25 @@ pub fn kaneko2023_genders(sentence: &str) -> (bool, bool) {
         ws.iter().any(|w| words.female().contains(w)),
     )
 }
+
+/// `bias reproduce kaneko2022` on the BERT fixture with the first `max_pairs` pairs of `data`,
+/// into `out` (returned), asserting it succeeds.
+pub fn kaneko2022_on_bert(
+    data: &std::path::Path,
+    out: &std::path::Path,
+    max_pairs: usize,
+    extra: &[&str],
+) -> std::path::PathBuf {
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_bias"))
+        .args(["reproduce", "kaneko2022", "--models"])
+        .arg(bias_testkit::root().join("fixtures/models/bert"))
+        .args(["--max-pairs", &max_pairs.to_string(), "--data-dir"])
+        .arg(data)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{}", out.display());
+    out.to_path_buf()
+}
