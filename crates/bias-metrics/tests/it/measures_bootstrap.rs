@@ -8,8 +8,6 @@ use bias_metrics::{
 
 fn row(id: usize, ty: BiasType, st: f64, at: f64) -> ScoreRow {
     ScoreRow::builder(id.to_string(), ty, st, at)
-        .dataset("boot")
-        .sentences("s", "a")
         .scorer("aul")
         .model("m")
         .build()

@@ -12,8 +12,6 @@ use proptest::prelude::*;
 
 fn row(id: usize, ty: BiasType, st: f64, at: f64) -> ScoreRow {
     ScoreRow::builder(id.to_string(), ty, st, at)
-        .dataset("prop")
-        .sentences("s", "a")
         .scorer("aul")
         .model("m")
         .build()

@@ -534,8 +534,6 @@ fn rank_agreement_is_one_when_a_model_is_more_biased_in_every_pair() {
 
 fn row(id: usize, ty: BiasType, stereo: f64, anti: f64) -> ScoreRow {
     ScoreRow::builder(id.to_string(), ty, stereo, anti)
-        .dataset("tiny")
-        .sentences("s", "a")
         .scorer("aul")
         .model("m")
         .build()
