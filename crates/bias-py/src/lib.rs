@@ -129,6 +129,16 @@ where
         .collect()
 }
 
+/// [`BiasError`] unless every length is `n`: the columns of `what` must have one length.
+fn same_lengths(lengths: &[usize], n: usize, what: &str) -> PyResult<()> {
+    if lengths.iter().any(|&k| k != n) {
+        return Err(BiasError::new_err(format!(
+            "{what}'s columns must have one length"
+        )));
+    }
+    Ok(())
+}
+
 /// Sentence pairs from `{id, stereo, anti[, bias_type, direction, group_id]}` columns.
 fn pairs_of(data: &Bound<'_, PyDict>) -> PyResult<Vec<SentencePair>> {
     let what = "a pair table";
@@ -140,20 +150,17 @@ fn pairs_of(data: &Bound<'_, PyDict>) -> PyResult<Vec<SentencePair>> {
     let bias_types: Vec<BiasType> = labels(column(data, "bias_type")?, n, "bias_type", "unknown")?;
     let directions: Vec<Direction> = labels(column(data, "direction")?, n, "direction", "stereo")?;
     let groups: Vec<Option<String>> = column(data, "group_id")?.unwrap_or_else(|| vec![None; n]);
-    if [
-        anti.len(),
-        ids.len(),
-        bias_types.len(),
-        directions.len(),
-        groups.len(),
-    ]
-    .iter()
-    .any(|&k| k != n)
-    {
-        return Err(BiasError::new_err(
-            "a pair table's columns must have one length",
-        ));
-    }
+    same_lengths(
+        &[
+            anti.len(),
+            ids.len(),
+            bias_types.len(),
+            directions.len(),
+            groups.len(),
+        ],
+        n,
+        "a pair table",
+    )?;
     Ok((0..n)
         .map(|i| SentencePair {
             id: ids[i].clone(),
@@ -184,20 +191,17 @@ fn table_of(data: &Bound<'_, PyDict>) -> PyResult<ScoreTable> {
         text("model", "model")?,
     );
     let (stereo_text, anti_text) = (text("stereo", "")?, text("anti", "")?);
-    if [
-        stereo.len(),
-        anti.len(),
-        datasets.len(),
-        scorers.len(),
-        models.len(),
-    ]
-    .iter()
-    .any(|&k| k != n)
-    {
-        return Err(BiasError::new_err(
-            "a score table's columns must have one length",
-        ));
-    }
+    same_lengths(
+        &[
+            stereo.len(),
+            anti.len(),
+            datasets.len(),
+            scorers.len(),
+            models.len(),
+        ],
+        n,
+        "a score table",
+    )?;
     Ok((0..n)
         .map(|i| {
             ScoreRow::builder(ids[i].clone(), bias_types[i].clone(), stereo[i], anti[i])

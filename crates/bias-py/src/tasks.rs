@@ -73,6 +73,48 @@ fn causal(lm: &LanguageModel) -> PyResult<&bias_plm::CausalLm> {
     }
 }
 
+/// The signature every choice task's runner shares: the scorer, the resumable log, the chunk
+/// size and the progress callback.
+type ChoiceRunner<'a, T> = dyn FnOnce(
+        &mut bias_plm::CausalScorer<'_>,
+        Option<(&Path, &str)>,
+        ChoiceRunOptions,
+        &mut dyn FnMut(usize, usize),
+    ) -> Result<T, bias_tasks::TaskError>
+    + 'a;
+
+impl TaskRun {
+    /// Runs a causal LM's choice task `task` (BBQ, Winogender) with `bias task`'s `ll-sum`
+    /// scorer, log and progress; returns the model's name and the runner's result.
+    fn causal_choices<T>(
+        &mut self,
+        task: &str,
+        chunk: usize,
+        progress: &Option<Bound<'_, PyAny>>,
+        runner: Box<ChoiceRunner<'_, T>>,
+    ) -> PyResult<(String, T)> {
+        let name = self.lm.name().to_owned();
+        let log = self
+            .log(task, &name)?
+            .map(|(p, r)| (p.to_path_buf(), r.to_owned()));
+        let mut scorer = causal(&self.lm)?
+            .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
+            .map_err(|e| bias_error(&e))?;
+        let failed = std::cell::RefCell::new(None);
+        let result = runner(
+            &mut scorer,
+            log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
+            ChoiceRunOptions {
+                chunk_docs: chunk.max(1),
+            },
+            &mut reporter(progress, &failed),
+        )
+        .map_err(|e| bias_error(&e))?;
+        callback_result(failed)?;
+        Ok((name, result))
+    }
+}
+
 /// Calls `progress(done, total)`, keeping the first Python error for after the run.
 fn reporter<'a, 'py>(
     progress: &'a Option<Bound<'py, PyAny>>,
@@ -89,16 +131,16 @@ fn reporter<'a, 'py>(
     }
 }
 
-fn finish(
-    value: impl serde::Serialize,
-    failed: std::cell::RefCell<Option<PyErr>>,
-) -> PyResult<String> {
-    if let Some(e) = failed.into_inner() {
-        return Err(e);
-    }
-    // Through a `Value`, as the CLI writes it: the same key order (sorted) in both.
+/// The result as the JSON `bias task NAME --json` prints: through a `Value`, as the CLI writes
+/// it (the same key order, sorted, in both).
+fn to_json(value: impl serde::Serialize) -> PyResult<String> {
     let value = serde_json::to_value(&value).map_err(|e| bias_error(&e))?;
     serde_json::to_string(&value).map_err(|e| bias_error(&e))
+}
+
+/// The first error of the progress callback, if any.
+fn callback_result(failed: std::cell::RefCell<Option<PyErr>>) -> PyResult<()> {
+    failed.into_inner().map_or(Ok(()), Err)
 }
 
 /// BBQ with a causal LM: lm-evaluation-harness's `bbq` multiple choice and the BBQ authors' bias
@@ -128,26 +170,16 @@ pub(crate) fn bbq(
     let examples = bias_data::bbq::read_bbq_sample(&data_dir, &categories, per_category)
         .map_err(|e| bias_error(&e))?;
     let mut run = TaskRun::open(model, device, dtype, out)?;
-    let name = run.lm.name().to_owned();
-    let log = run
-        .log("bbq", &name)?
-        .map(|(p, r)| (p.to_path_buf(), r.to_owned()));
-    let mut scorer = causal(&run.lm)?
-        .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
-        .map_err(|e| bias_error(&e))?;
-    let failed = std::cell::RefCell::new(None);
-    let result = bias_tasks::run_bbq(
-        &mut scorer,
-        &examples,
-        log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
-        ChoiceRunOptions {
-            chunk_docs: chunk.max(1),
-        },
-        &mut reporter(&progress, &failed),
-    )
-    .map_err(|e| bias_error(&e))?;
+    let (name, result) = run.causal_choices(
+        "bbq",
+        chunk,
+        &progress,
+        Box::new(|scorer, log, options, report| {
+            bias_tasks::run_bbq(scorer, &examples, log, options, report)
+        }),
+    )?;
     let value = bias_tasks::BbqReport::new(&name, examples.len(), &categories, &result);
-    finish(value, failed)
+    to_json(value)
 }
 
 /// Winogender with a causal LM: lm-evaluation-harness's `winogender_*` accuracies.
@@ -167,26 +199,16 @@ pub(crate) fn winogender(
         bias_data::winogender::read_winogender_dir(bias_data::layout::winogender_dir(&data_dir))
             .map_err(|e| bias_error(&e))?;
     let mut run = TaskRun::open(model, device, dtype, out)?;
-    let name = run.lm.name().to_owned();
-    let log = run
-        .log("winogender", &name)?
-        .map(|(p, r)| (p.to_path_buf(), r.to_owned()));
-    let mut scorer = causal(&run.lm)?
-        .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
-        .map_err(|e| bias_error(&e))?;
-    let failed = std::cell::RefCell::new(None);
-    let accuracies = bias_tasks::winogender::run_winogender(
-        &mut scorer,
-        &set,
-        log.as_ref().map(|(p, r)| (p.as_path(), r.as_str())),
-        ChoiceRunOptions {
-            chunk_docs: chunk.max(1),
-        },
-        &mut reporter(&progress, &failed),
-    )
-    .map_err(|e| bias_error(&e))?;
+    let (name, accuracies) = run.causal_choices(
+        "winogender",
+        chunk,
+        &progress,
+        Box::new(|scorer, log, options, report| {
+            bias_tasks::winogender::run_winogender(scorer, &set, log, options, report)
+        }),
+    )?;
     let value = bias_tasks::WinogenderReport::new(&name, accuracies);
-    finish(value, failed)
+    to_json(value)
 }
 
 /// StereoSet in full (both tasks; `split` `dev` or `test`, the first `limit` items of each): a
@@ -249,5 +271,6 @@ pub(crate) fn stereoset(
     )
     .map_err(|e| bias_error(&e))?;
     let value = bias_tasks::StereoSetReport::new(split, run.lm.name(), run.lm.family(), &result);
-    finish(value, failed)
+    callback_result(failed)?;
+    to_json(value)
 }
