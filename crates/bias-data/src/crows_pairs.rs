@@ -38,7 +38,9 @@ use std::path::Path;
 use bias_core::{BiasType, CoreError, Direction, SentencePair};
 use serde::{Deserialize, Serialize};
 
-use crate::util::{csv_error, csv_with_header, invalid, read_all, read_file, source_name};
+use crate::util::{
+    csv_error, csv_with_header, invalid, read_all, read_file, source_name, without_lines,
+};
 use crate::{pylit, DataError};
 
 pub use crate::pylit::LiteralError;
@@ -133,19 +135,15 @@ fn clean_header(h: &str) -> &str {
 /// - [`DataError::MalformedLiteral`] for a malformed `annotations` / `anon_annotators` literal;
 /// - [`DataError::InvalidRecord`] for an empty annotation label or a repeated index.
 pub fn read_crows_pairs(reader: impl Read, source_name: &str) -> Result<Vec<CrowsPair>, DataError> {
-    Ok(read_crows_pairs_at(reader, source_name)?
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect())
+    read_crows_pairs_at(&read_all(reader, source_name)?, source_name).map(without_lines)
 }
 
-/// [`read_crows_pairs`], each record with its (first) line.
+/// [`read_crows_pairs`] on the file's bytes, each record with its (first) line.
 pub(crate) fn read_crows_pairs_at(
-    reader: impl Read,
+    bytes: &[u8],
     source_name: &str,
 ) -> Result<Vec<(CrowsPair, u64)>, DataError> {
-    let bytes = read_all(reader, source_name)?;
-    let (mut csv, header, lines) = csv_with_header(&bytes, source_name)?;
+    let (mut csv, header, lines) = csv_with_header(bytes, source_name)?;
     let cols = Columns::locate(&header, source_name)?;
     let mut pairs = Vec::new();
     let mut seen: HashMap<usize, u64> = HashMap::new();

@@ -202,7 +202,7 @@ pub fn load_pairs(path: impl AsRef<Path>) -> Result<Dataset, DataError> {
     };
     let (name, kind, (pairs, origins), sections) = match format {
         pairs::PairFormat::Csv if csv_header_is_crows(&bytes) => {
-            let located = crows_pairs::read_crows_pairs_at(bytes.as_slice(), &name)?;
+            let located = crows_pairs::read_crows_pairs_at(&bytes, &name)?;
             let located = located.into_iter().map(|(r, l)| (SentencePair::from(r), l));
             let pairs = rows(located.collect());
             (
@@ -213,7 +213,7 @@ pub fn load_pairs(path: impl AsRef<Path>) -> Result<Dataset, DataError> {
             )
         }
         pairs::PairFormat::Csv => {
-            let pairs = rows(pairs::read_pairs_csv_at(bytes.as_slice(), &name)?);
+            let pairs = rows(pairs::read_pairs_csv_at(&bytes, &name)?);
             (stem, DatasetKind::GenericCsv, pairs, Vec::new())
         }
         pairs::PairFormat::JsonLines if json_ext && looks_like_stereoset(&bytes) => {
@@ -229,7 +229,7 @@ pub fn load_pairs(path: impl AsRef<Path>) -> Result<Dataset, DataError> {
             )
         }
         pairs::PairFormat::JsonLines => {
-            let pairs = rows(pairs::read_pairs_jsonl_at(bytes.as_slice(), &name)?);
+            let pairs = rows(pairs::read_pairs_jsonl_at(&bytes, &name)?);
             (stem, DatasetKind::GenericJsonLines, pairs, Vec::new())
         }
     };

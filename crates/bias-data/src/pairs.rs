@@ -65,6 +65,7 @@ use serde_json::Value;
 
 use crate::util::{
     csv_error, csv_with_header, invalid, read_all, read_file, source_name, utf8_lines,
+    without_lines,
 };
 use crate::DataError;
 
@@ -123,7 +124,7 @@ pub fn read_pairs_csv(
     reader: impl Read,
     source_name: &str,
 ) -> Result<Vec<SentencePair>, DataError> {
-    read_pairs_csv_at(reader, source_name).map(without_lines)
+    read_pairs_csv_at(&read_all(reader, source_name)?, source_name).map(without_lines)
 }
 
 /// Reads pairs from JSON lines in the generic format. `source_name` labels the input in errors.
@@ -134,21 +135,15 @@ pub fn read_pairs_jsonl(
     reader: impl Read,
     source_name: &str,
 ) -> Result<Vec<SentencePair>, DataError> {
-    read_pairs_jsonl_at(reader, source_name).map(without_lines)
+    read_pairs_jsonl_at(&read_all(reader, source_name)?, source_name).map(without_lines)
 }
 
-/// The records of a reader that also gives each one's line, without the lines.
-fn without_lines<T>(located: Vec<(T, u64)>) -> Vec<T> {
-    located.into_iter().map(|(t, _)| t).collect()
-}
-
-/// [`read_pairs_csv`], each pair with its (first) line.
+/// [`read_pairs_csv`] on the file's bytes, each pair with its (first) line.
 pub(crate) fn read_pairs_csv_at(
-    reader: impl Read,
+    bytes: &[u8],
     source_name: &str,
 ) -> Result<Vec<(SentencePair, u64)>, DataError> {
-    let bytes = read_all(reader, source_name)?;
-    let (mut csv, header, lines) = csv_with_header(&bytes, source_name)?;
+    let (mut csv, header, lines) = csv_with_header(bytes, source_name)?;
     let names: Vec<&str> = header
         .iter()
         .map(|h| h.trim_start_matches('\u{feff}').trim())
@@ -190,16 +185,15 @@ pub(crate) fn read_pairs_csv_at(
     Ok(pairs)
 }
 
-/// [`read_pairs_jsonl`], each pair with its (first) line.
+/// [`read_pairs_jsonl`] on the file's bytes, each pair with its (first) line.
 pub(crate) fn read_pairs_jsonl_at(
-    reader: impl Read,
+    bytes: &[u8],
     source_name: &str,
 ) -> Result<Vec<(SentencePair, u64)>, DataError> {
-    let bytes = read_all(reader, source_name)?;
     let mut ids = IdChecker::default();
     let mut pairs = Vec::new();
     let mut first_text: Option<String> = None;
-    for item in utf8_lines(&bytes, source_name) {
+    for item in utf8_lines(bytes, source_name) {
         let (line, text) = item?;
         if text.trim().is_empty() {
             continue;

@@ -98,6 +98,11 @@ pub(crate) fn csv_with_header<'a>(
     Ok((csv, header, LineIndex::new(bytes)))
 }
 
+/// The records of a reader that also gives each one's line, without the lines.
+pub(crate) fn without_lines<T>(located: Vec<(T, u64)>) -> Vec<T> {
+    located.into_iter().map(|(t, _)| t).collect()
+}
+
 /// Builds a [`DataError::InvalidRecord`].
 pub(crate) fn invalid(
     source_name: &str,

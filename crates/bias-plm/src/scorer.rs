@@ -214,10 +214,8 @@ impl<'m> MlmScorer<'m> {
     ) -> Result<Vec<PairOutcome>, PlmError> {
         let mut prepared = Vec::with_capacity(pairs.len());
         for (pair, s, a) in pairs {
-            let fit = |side, ids| {
-                let cut = Cut::KeepLast(self.options.truncate);
-                fit_length(pair, side, ids, self.max_tokens, cut)
-            };
+            let cut = self.options.truncate.then_some(Cut::KeepLast);
+            let fit = |side, ids| fit_length(pair, side, ids, self.max_tokens, cut);
             let s = fit("stereo", s)?;
             let a = fit("anti", a)?;
             prepared.push(if s == a {
@@ -509,11 +507,11 @@ impl bias_core::PairScorer for MlmScorer<'_> {
     /// Refuses the first pair with a sentence longer than the model accepts (truncation off),
     /// tokenising every sentence once before anything runs on the model.
     fn check_pairs(&mut self, pairs: &[SentencePair]) -> Result<(), (usize, PlmError)> {
-        let cut = Cut::KeepLast(self.options.truncate);
+        let cut = self.options.truncate.then_some(Cut::KeepLast);
         for (i, p) in pairs.iter().enumerate() {
             let fits = |side, text: &str| -> Result<(), PlmError> {
-                let ids = self.tokenizer.encode(text)?;
-                fit_length(p, side, &ids, self.max_tokens, cut).map(drop)
+                let len = self.tokenizer.encode(text)?.len();
+                check_length(p, side, len, self.max_tokens, cut)
             };
             fits("stereo", &p.stereo)
                 .and_then(|()| fits("anti", &p.anti))
@@ -582,42 +580,52 @@ pub(crate) fn chosen_kinds<K: Clone + PartialEq>(kinds: &[K]) -> Result<Vec<K>, 
     Ok(kinds)
 }
 
-/// How [`fit_length`] may shorten a sentence over the model's window.
+/// How [`fit_length`] shortens a sentence over the model's window when truncation is on.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Cut {
-    /// Keep the first tokens (a causal LM's prefix and what follows it), if `truncate`.
-    KeepFirst(bool),
-    /// Keep the first tokens and the last (a masked LM's closing special token), if `truncate`.
-    KeepLast(bool),
+    /// Keep the first tokens (a causal LM's prefix and what follows it).
+    KeepFirst,
+    /// Keep the first tokens and the last (a masked LM's closing special token).
+    KeepLast,
 }
 
-/// `ids` if they fit in `max` tokens; else, where `cut` truncates, cut to `max` tokens, or
-/// [`PlmError::TooLong`] naming the pair and its side.
+/// [`PlmError::TooLong`] naming the pair and its side unless a sentence of `len` tokens fits in
+/// `max`, or can be cut to it (`cut` is `Some` when truncation is on).
+pub(crate) fn check_length(
+    pair: &SentencePair,
+    side: &str,
+    len: usize,
+    max: usize,
+    cut: Option<Cut>,
+) -> Result<(), PlmError> {
+    if len <= max || (cut.is_some() && max >= 2) {
+        return Ok(());
+    }
+    Err(PlmError::TooLong {
+        pair_id: pair.id.clone(),
+        side: side.to_owned(),
+        tokens: len,
+        max,
+    })
+}
+
+/// `ids` if they fit in `max` tokens; else cut to `max` tokens as `cut` says, or
+/// [`PlmError::TooLong`] ([`check_length`]).
 pub(crate) fn fit_length(
     pair: &SentencePair,
     side: &str,
     ids: &[i64],
     max: usize,
-    cut: Cut,
+    cut: Option<Cut>,
 ) -> Result<Vec<i64>, PlmError> {
-    if ids.len() <= max {
-        return Ok(ids.to_vec());
-    }
-    let (Cut::KeepFirst(truncate) | Cut::KeepLast(truncate)) = cut;
-    if !truncate || max < 2 {
-        return Err(PlmError::TooLong {
-            pair_id: pair.id.clone(),
-            side: side.to_owned(),
-            tokens: ids.len(),
-            max,
-        });
-    }
+    check_length(pair, side, ids.len(), max, cut)?;
     Ok(match cut {
-        Cut::KeepFirst(_) => ids[..max].to_vec(),
-        Cut::KeepLast(_) => {
+        _ if ids.len() <= max => ids.to_vec(),
+        Some(Cut::KeepLast) => {
             let mut out = ids[..max - 1].to_vec();
             out.push(*ids.last().expect("longer than max ≥ 2"));
             out
         }
+        _ => ids[..max].to_vec(),
     })
 }

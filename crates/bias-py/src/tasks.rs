@@ -73,25 +73,21 @@ fn causal(lm: &LanguageModel) -> PyResult<&bias_plm::CausalLm> {
     }
 }
 
-/// The signature every choice task's runner shares: the scorer, the resumable log, the chunk
-/// size and the progress callback.
-type ChoiceRunner<'a, T> = dyn FnOnce(
-        &mut bias_plm::CausalScorer<'_>,
-        Option<(&Path, &str)>,
-        ChoiceRunOptions,
-        &mut dyn FnMut(usize, usize),
-    ) -> Result<T, bias_tasks::TaskError>
-    + 'a;
-
 impl TaskRun {
     /// Runs a causal LM's choice task `task` (BBQ, Winogender) with `bias task`'s `ll-sum`
-    /// scorer, log and progress; returns the model's name and the runner's result.
+    /// scorer, log and progress: `runner` gets the scorer, the resumable log, the chunk size and
+    /// the progress callback. Returns the model's name and the runner's result.
     fn causal_choices<T>(
         &mut self,
         task: &str,
         chunk: usize,
         progress: &Option<Bound<'_, PyAny>>,
-        runner: Box<ChoiceRunner<'_, T>>,
+        runner: impl FnOnce(
+            &mut bias_plm::CausalScorer<'_>,
+            Option<(&Path, &str)>,
+            ChoiceRunOptions,
+            &mut dyn FnMut(usize, usize),
+        ) -> Result<T, bias_tasks::TaskError>,
     ) -> PyResult<(String, T)> {
         let name = self.lm.name().to_owned();
         let log = self
@@ -170,14 +166,10 @@ pub(crate) fn bbq(
     let examples = bias_data::bbq::read_bbq_sample(&data_dir, &categories, per_category)
         .map_err(|e| bias_error(&e))?;
     let mut run = TaskRun::open(model, device, dtype, out)?;
-    let (name, result) = run.causal_choices(
-        "bbq",
-        chunk,
-        &progress,
-        Box::new(|scorer, log, options, report| {
+    let (name, result) =
+        run.causal_choices("bbq", chunk, &progress, |scorer, log, options, report| {
             bias_tasks::run_bbq(scorer, &examples, log, options, report)
-        }),
-    )?;
+        })?;
     let value = bias_tasks::BbqReport::new(&name, examples.len(), &categories, &result);
     to_json(value)
 }
@@ -203,9 +195,9 @@ pub(crate) fn winogender(
         "winogender",
         chunk,
         &progress,
-        Box::new(|scorer, log, options, report| {
+        |scorer, log, options, report| {
             bias_tasks::winogender::run_winogender(scorer, &set, log, options, report)
-        }),
+        },
     )?;
     let value = bias_tasks::WinogenderReport::new(&name, accuracies);
     to_json(value)

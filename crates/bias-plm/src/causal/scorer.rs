@@ -16,7 +16,7 @@ use bias_core::{PairOutcome, PairScore, SentencePair, SentenceScore, SkipReason,
 use tch::{Device, Kind, Tensor};
 
 use crate::causal::CausalModel;
-use crate::scorer::{chosen_kinds, fit_length, Cut};
+use crate::scorer::{check_length, chosen_kinds, fit_length, Cut};
 use crate::{EngineStats, PlmError, PlmTokenizer, ScoringOptions};
 
 /// Positions projected onto the vocabulary at once (about 80 MB of float32 logits for Qwen2's
@@ -184,7 +184,7 @@ impl<'m> CausalScorer<'m> {
         pairs: &[(&SentencePair, Vec<i64>, Vec<i64>)],
     ) -> Result<Vec<PairOutcome>, PlmError> {
         let max = self.model.config().max_tokens().max(0) as usize;
-        let cut = Cut::KeepFirst(self.options.truncate);
+        let cut = self.options.truncate.then_some(Cut::KeepFirst);
         let fit = |pair, side, ids: &[i64]| fit_length(pair, side, ids, max, cut);
         let mut fitted = Vec::with_capacity(pairs.len());
         for (pair, s, a) in pairs {
@@ -444,11 +444,11 @@ impl bias_core::PairScorer for CausalScorer<'_> {
     /// encoding every sentence once before anything runs on the model.
     fn check_pairs(&mut self, pairs: &[SentencePair]) -> Result<(), (usize, PlmError)> {
         let max = self.model.config().max_tokens().max(0) as usize;
-        let cut = Cut::KeepFirst(self.options.truncate);
+        let cut = self.options.truncate.then_some(Cut::KeepFirst);
         for (i, p) in pairs.iter().enumerate() {
             let fits = |side, text: &str| -> Result<(), PlmError> {
-                let ids = self.encode(text)?;
-                fit_length(p, side, &ids, max, cut).map(drop)
+                let len = self.encode(text)?.len();
+                check_length(p, side, len, max, cut)
             };
             fits("stereo", &p.stereo)
                 .and_then(|()| fits("anti", &p.anti))
