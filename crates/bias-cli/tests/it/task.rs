@@ -8,31 +8,35 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use bias_testkit::root;
 use bias_testkit::Run;
-
-fn model(name: &str) -> String {
-    root()
-        .join("fixtures/models")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn data_dir() -> String {
-    let d = root().join("data");
-    assert!(
-        d.join("bbq/Age.jsonl").is_file(),
-        "data missing: run scripts/setup.sh"
-    );
-    d.display().to_string()
-}
+use bias_testkit::{data_dir, fixture_model as model};
 
 fn scratch(name: &str) -> PathBuf {
     bias_testkit::scratch(&format!("task-{name}"))
 }
 
-fn run(args: &[&str]) -> String {
+/// `bias task KIND --model fixtures/models/MODEL --data-dir data --device cpu` and then `extra`.
+fn task_args(kind: &str, m: &str, extra: &[&str]) -> Vec<String> {
+    let (m, d) = (model(m), data_dir());
+    let common = [
+        "task",
+        kind,
+        "--model",
+        &m,
+        "--data-dir",
+        &d,
+        "--device",
+        "cpu",
+    ];
+    common.iter().chain(extra).map(|s| s.to_string()).collect()
+}
+
+/// [`run`] of [`task_args`].
+fn task(kind: &str, m: &str, extra: &[&str]) -> String {
+    run(&task_args(kind, m, extra))
+}
+
+fn run(args: &[impl AsRef<std::ffi::OsStr> + std::fmt::Debug]) -> String {
     let out = bias().args(args).output().unwrap();
     assert!(
         out.status.success(),
@@ -46,25 +50,20 @@ fn run(args: &[&str]) -> String {
 fn bbq_prints_both_definitions_with_directions_and_resumes() {
     let dir = scratch("bbq");
     let out = dir.display().to_string();
-    let (m, d) = (model("gpt2"), data_dir());
-    let args = [
-        "task",
+    let args = task_args(
         "bbq",
-        "--model",
-        &m,
-        "--data-dir",
-        &d,
-        "--device",
-        "cpu",
-        "--categories",
-        "Age,SES",
-        "--per-category",
-        "6",
-        "--chunk",
-        "4",
-        "--out",
-        &out,
-    ];
+        "gpt2",
+        &[
+            "--categories",
+            "Age,SES",
+            "--per-category",
+            "6",
+            "--chunk",
+            "4",
+            "--out",
+            &out,
+        ],
+    );
     let text = run(&args);
     assert!(
         text.contains("lm-evaluation-harness's `bbq` task"),
@@ -122,17 +121,7 @@ fn bbq_prints_both_definitions_with_directions_and_resumes() {
 
 #[test]
 fn winogender_prints_every_task() {
-    let (m, d) = (model("llama"), data_dir());
-    let text = run(&[
-        "task",
-        "winogender",
-        "--model",
-        &m,
-        "--data-dir",
-        &d,
-        "--device",
-        "cpu",
-    ]);
+    let text = task("winogender", "llama", &[]);
     for task in [
         "winogender_all",
         "winogender_male",
@@ -158,22 +147,11 @@ fn winogender_prints_every_task() {
 
 #[test]
 fn stereoset_on_a_masked_lm_gives_both_tasks_as_json() {
-    let (m, d) = (model("bert"), data_dir());
-    let text = run(&[
-        "task",
+    let text = task(
         "stereoset",
-        "--model",
-        &m,
-        "--data-dir",
-        &d,
-        "--device",
-        "cpu",
-        "--split",
-        "test",
-        "--limit",
-        "8",
-        "--json",
-    ]);
+        "bert",
+        &["--split", "test", "--limit", "8", "--json"],
+    );
     let json: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(json["split"], "test");
     assert_eq!(json["family"], "masked");
@@ -206,28 +184,12 @@ fn stereoset_on_a_masked_lm_gives_both_tasks_as_json() {
 /// without the head for it is an error that says what to do.
 #[test]
 fn stereoset_reads_the_next_sentence_head_where_the_checkpoint_has_one() {
-    let d = data_dir();
     let args = |m: &str, extra: &[&str]| {
-        let mut a = vec![
-            "task".to_owned(),
-            "stereoset".into(),
-            "--model".into(),
-            model(m),
-            "--data-dir".into(),
-            d.clone(),
-            "--device".into(),
-            "cpu".into(),
-            "--limit".into(),
-            "10".into(),
-            "--json".into(),
-        ];
+        let mut a = task_args("stereoset", m, &["--limit", "10", "--json"]);
         a.extend(extra.iter().map(|s| s.to_string()));
         a
     };
-    let json = |a: Vec<String>| -> Value {
-        let a: Vec<&str> = a.iter().map(String::as_str).collect();
-        serde_json::from_str(&run(&a)).unwrap()
-    };
+    let json = |a: Vec<String>| -> Value { serde_json::from_str(&run(&a)).unwrap() };
     let head = json(args("bert-nsp", &[]));
     assert_eq!(head["intersentence"], "next-sentence-head");
     let conditional = json(args("bert-nsp", &["--intersentence", "conditional"]));
@@ -252,18 +214,7 @@ fn stereoset_reads_the_next_sentence_head_where_the_checkpoint_has_one() {
 
 #[test]
 fn a_causal_model_is_required_for_bbq() {
-    let out = bias()
-        .args([
-            "task",
-            "bbq",
-            "--model",
-            &model("bert"),
-            "--data-dir",
-            &data_dir(),
-            "--device",
-            "cpu",
-        ])
-        .fails();
+    let out = bias().args(task_args("bbq", "bert", &[])).fails();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("a masked LM (bert)") && err.contains("causal LM"),
@@ -350,33 +301,18 @@ fn winobias_is_a_pair_data_set() {
 
 #[test]
 fn bbq_shards_then_a_gathering_run_equal_one_run() {
-    let (m, d) = (model("gpt2"), data_dir());
     let one = scratch("bbq-one");
     let sharded = scratch("bbq-sharded");
-    let args = |out: &str| -> Vec<String> {
-        [
-            "task",
+    let args = |out: &str| {
+        let shards = ["--categories", "Religion,SES", "--per-category", "5"];
+        task_args(
             "bbq",
-            "--model",
-            &m,
-            "--data-dir",
-            &d,
-            "--device",
-            "cpu",
-            "--categories",
-            "Religion,SES",
-            "--per-category",
-            "5",
-            "--chunk",
-            "2",
-            "--out",
-            out,
-        ]
-        .map(str::to_owned)
-        .to_vec()
+            "gpt2",
+            &[&shards[..], &["--chunk", "2", "--out", out]].concat(),
+        )
     };
     let (one_s, sharded_s) = (one.display().to_string(), sharded.display().to_string());
-    let expected = run(&args(&one_s).iter().map(String::as_str).collect::<Vec<_>>());
+    let expected = run(&args(&one_s));
     for shard in ["1/3", "2/3", "3/3"] {
         let mut a = args(&sharded_s);
         a.extend(["--shard".to_owned(), shard.to_owned()]);
@@ -399,48 +335,10 @@ fn the_report_gets_a_section_per_benchmark() {
     let tasks = dir.join("tasks");
     let (m, d) = (model("gpt2"), data_dir());
     let t = tasks.display().to_string();
-    run(&[
-        "task",
-        "bbq",
-        "--model",
-        &m,
-        "--data-dir",
-        &d,
-        "--device",
-        "cpu",
-        "--categories",
-        "Age",
-        "--per-category",
-        "8",
-        "--out",
-        &t,
-    ]);
-    run(&[
-        "task",
-        "winogender",
-        "--model",
-        &m,
-        "--data-dir",
-        &d,
-        "--device",
-        "cpu",
-        "--out",
-        &t,
-    ]);
-    run(&[
-        "task",
-        "stereoset",
-        "--model",
-        &m,
-        "--data-dir",
-        &d,
-        "--device",
-        "cpu",
-        "--limit",
-        "6",
-        "--out",
-        &t,
-    ]);
+    let bbq = ["--categories", "Age", "--per-category", "8", "--out", &t];
+    task("bbq", "gpt2", &bbq);
+    task("winogender", "gpt2", &["--out", &t]);
+    task("stereoset", "gpt2", &["--limit", "6", "--out", &t]);
     let scores = dir.join("crows.csv").display().to_string();
     run(&[
         "score",

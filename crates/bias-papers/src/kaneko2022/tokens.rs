@@ -48,7 +48,9 @@ use crate::PaperError;
 use bias_core::Scorer;
 use std::str::FromStr;
 
-use bias_core::{DatasetScorer, MaybeTokenPredictor, SentencePair, TokenPredictor, TokenQuery};
+use bias_core::{
+    Choice, DatasetScorer, MaybeTokenPredictor, SentencePair, TokenPredictor, TokenQuery,
+};
 use bias_data::difflib::align_tokens;
 use bias_metrics::stats::{mcnemar_chi2, mcnemar_exact, McNemar};
 use rand::seq::SliceRandom;
@@ -58,17 +60,18 @@ use rand_chacha::ChaCha8Rng;
 use crate::{parse_choice, Cell, DataSet, Reproduction, Status, Study, Table};
 use bias_robust::RobustError;
 
-/// `FromStr` (any `name` in `ALL`, through [`parse_choice`], whose error names `$what` and
-/// lists every name) for a named option; `Display` comes with [`bias_core::choice!`].
+/// `FromStr` (any `name` in `ALL`, case aside, through [`parse_choice`], whose error names the
+/// option's [`Choice::WHAT`] and lists every name) for named options; `Display` comes with
+/// [`bias_core::choice!`].
 macro_rules! named_choice {
-    ($ty:ty, $what:expr) => {
+    ($($ty:ty),+) => {$(
         impl FromStr for $ty {
             type Err = RobustError;
             fn from_str(s: &str) -> Result<Self, RobustError> {
-                parse_choice(&<$ty>::ALL, <$ty>::name, s, $what)
+                parse_choice(&<$ty>::ALL, <$ty>::name, s, <$ty as Choice>::WHAT)
             }
         }
-    };
+    )+};
 }
 
 /// The seed of Table 4's shuffles (each sentence's generator is this seed with the stream
@@ -96,8 +99,6 @@ bias_core::choice! {
     }
 }
 
-named_choice!(AulTokens, "AUL accuracy tokens");
-
 bias_core::choice! {
     /// What StereoSet's token-prediction accuracy counts (Kaneko & Bollegala 2022, §4.2).
     #[derive(Default)]
@@ -111,8 +112,6 @@ bias_core::choice! {
         Token = "token" => "",
     }
 }
-
-named_choice!(StereoSetAccuracy, "StereoSet accuracy");
 
 bias_core::choice! {
     /// Whose token-prediction accuracy Table 1 shows (Kaneko & Bollegala 2022, Table 1).
@@ -130,7 +129,7 @@ bias_core::choice! {
     }
 }
 
-named_choice!(AccuracyDefinition, "token-prediction accuracy");
+named_choice!(AulTokens, StereoSetAccuracy, AccuracyDefinition);
 
 /// What the token-prediction accuracy counts; [`Default`] is the paper's definition (§4.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
