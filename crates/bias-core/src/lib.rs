@@ -73,6 +73,7 @@ mod error;
 mod measurement;
 mod names;
 mod pair;
+pub mod progress;
 pub mod run;
 mod score_table;
 mod scorer_name;

@@ -91,7 +91,8 @@ pub fn cached_gender_templates(
 /// per rate of bias) with an [`MlmTrainer`](crate::MlmTrainer) on the base's device, no
 /// intermediate checkpoints, in blocks of `request.max_length` tokens capped at the model's
 /// maximum (as `run_mlm.py` caps them), and opens the result (f32) under `request.name`. A folder that
-/// already holds the same run is reused without training.
+/// already holds the same run is reused without training. `on_step` hears of every optimiser
+/// step (a progress display).
 ///
 /// # Errors
 /// Those of [`MlmTrainer`](crate::MlmTrainer) (no sentences, a write failure, ...) and of
@@ -100,6 +101,7 @@ pub fn fine_tune_study_model(
     base: &MaskedLm,
     sentences: &[String],
     request: &bias_core::FineTuning,
+    on_step: impl FnMut(&crate::StepReport) + 'static,
 ) -> Result<MaskedLm, PlmError> {
     use bias_core::MaskedLmTrainer;
     let device = match base.device() {
@@ -112,7 +114,8 @@ pub fn fine_tune_study_model(
     let model_max = base.model().config().max_tokens().max(3) as usize;
     let mut trainer = crate::MlmTrainer::new(base.dir(), &request.dir, device)
         .max_length(request.max_length.min(model_max))
-        .checkpoint_every(0);
+        .checkpoint_every(0)
+        .on_step(on_step);
     trainer.train(sentences, &request.options)?;
     Ok(MaskedLm::open(&request.dir, device, tch::Kind::Float)?.with_name(request.name.clone()))
 }

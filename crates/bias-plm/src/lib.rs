@@ -159,6 +159,6 @@ pub use next_sentence::{has_next_sentence_head, NextSentenceModel, NextSentenceS
 pub use parts::ModelParts;
 pub use precision::{torch_dtype_kind, Precision};
 pub use scorer::{AlignmentOrder, MlmScorer, ScorerKind, ScoringOptions, SpecialIds, SssAverage};
-pub use study::{ProgressFn, StudiedCausal, StudiedLm, StudiedMlm};
+pub use study::{ProgressFn, StudiedCausal, StudiedLm, StudiedMlm, WorkReport};
 pub use tokenizer::{PlmTokenizer, TokenizedText};
 pub use train::{MlmTrainer, StepReport, TrainedModel, TrainingBatch};

@@ -8,24 +8,42 @@
 //! | [`StudiedCausal`] | [`DatasetScorer`] |
 //! | [`StudiedLm`] (either, for a list mixing them) | [`DatasetScorer`], [`MaybeTokenPredictor`] |
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use bias_core::run::{run_scoring, RunSummary};
 use bias_core::{
     BoxError, DatasetScorer, DifferenceMasker, Embedder, FineTuner, FineTuning, GenderTemplates,
-    IntoMaskedLm, MaskFiller, MaybeTokenPredictor, PairScorer, SentencePair, TokenPredictor,
-    TokenQuery,
+    IntoMaskedLm, MaskFiller, MaybeTokenPredictor, SentencePair, TokenPredictor, TokenQuery,
 };
 
-use crate::language_model::{causal_kinds, masked_kinds};
+use crate::language_model::{causal_kinds, masked_kinds, LmScorer};
 use crate::model::MaskedLanguageModel;
 use crate::{
     CausalLm, CausalScorerKind, EngineStats, Job, LanguageModel, MaskedLm, PlmError,
     ScoringOptions, Target,
 };
 
-/// Called after every chunk of a scoring run: data set, pairs done, pairs in all.
-pub type ProgressFn = Box<dyn FnMut(&str, usize, usize)>;
+/// Called after every chunk of a model's long work (a data set's pairs scored, a fine-tuning's
+/// optimiser steps).
+pub type ProgressFn = Box<dyn FnMut(&WorkReport<'_>)>;
+
+/// What a model under study reports to its [`ProgressFn`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WorkReport<'a> {
+    /// The work: the data set being scored, or `fine-tuning <name>`.
+    pub work: &'a str,
+    /// What `done` and `total` count: `pairs` or `steps`.
+    pub unit: &'static str,
+    /// How many are done (a resumed run starts above 0).
+    pub done: usize,
+    /// How many the work has in all.
+    pub total: usize,
+}
+
+/// One [`ProgressFn`] shared by a model and the models fine-tuned from it.
+type SharedProgress = Rc<RefCell<ProgressFn>>;
 
 /// How a model under study scores: which scorers, with which options, in chunks of how many
 /// pairs, reporting progress where.
@@ -33,7 +51,7 @@ struct Scoring {
     scorers: Vec<String>,
     options: ScoringOptions,
     chunk_pairs: usize,
-    progress: Option<ProgressFn>,
+    progress: Option<SharedProgress>,
     /// The work of the last [`DatasetScorer::score_into`].
     last_stats: EngineStats,
 }
@@ -49,22 +67,39 @@ impl Scoring {
         }
     }
 
-    /// Runs `scorer` over `pairs` into `out`, resumably, reporting progress after every chunk.
-    fn run<S: PairScorer>(
+    /// `Debug` for the model `name` under study as `kind`.
+    fn debug(&self, f: &mut std::fmt::Formatter<'_>, kind: &str, name: &str) -> std::fmt::Result {
+        f.debug_struct(kind)
+            .field("model", &name)
+            .field("scorers", &self.scorers)
+            .finish_non_exhaustive()
+    }
+
+    /// Runs `scorer` over `pairs` into `out`, resumably, reporting progress after every chunk
+    /// and keeping the scorer's work counters.
+    fn run<S: LmScorer>(
         &mut self,
-        scorer: &mut S,
+        mut scorer: S,
         fingerprint: bias_core::run::RunFingerprint,
         dataset: &str,
         pairs: &[SentencePair],
         out: &Path,
     ) -> Result<RunSummary, BoxError> {
-        let progress = &mut self.progress;
+        let progress = &self.progress;
         let mut on_chunk = |done: usize, total: usize| {
-            if let Some(p) = progress.as_mut() {
-                p(dataset, done, total);
+            if let Some(p) = progress {
+                let work = dataset;
+                (p.borrow_mut())(&WorkReport {
+                    work,
+                    unit: "pairs",
+                    done,
+                    total,
+                });
             }
         };
-        Ok(run_scoring(scorer, pairs, fingerprint, out, &mut on_chunk)?)
+        let summary = run_scoring(&mut scorer, pairs, fingerprint, out, &mut on_chunk)?;
+        self.last_stats = scorer.stats();
+        Ok(summary)
     }
 }
 
@@ -123,7 +158,7 @@ impl StudiedMlm {
 
     /// Reports progress after every chunk.
     pub fn with_progress(mut self, progress: ProgressFn) -> Self {
-        self.scoring.progress = Some(progress);
+        self.scoring.progress = Some(Rc::new(RefCell::new(progress)));
         self
     }
 
@@ -191,26 +226,20 @@ impl StudiedLm {
 
     /// Reports progress after every chunk.
     pub fn with_progress(mut self, progress: ProgressFn) -> Self {
-        self.scoring().progress = Some(progress);
+        self.scoring().progress = Some(Rc::new(RefCell::new(progress)));
         self
     }
 }
 
 impl std::fmt::Debug for StudiedMlm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StudiedMlm")
-            .field("model", &self.lm.name())
-            .field("scorers", &self.scoring.scorers)
-            .finish_non_exhaustive()
+        self.scoring.debug(f, "StudiedMlm", self.lm.name())
     }
 }
 
 impl std::fmt::Debug for StudiedCausal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StudiedCausal")
-            .field("model", &self.lm.name())
-            .field("scorers", &self.scoring.scorers)
-            .finish_non_exhaustive()
+        self.scoring.debug(f, "StudiedCausal", self.lm.name())
     }
 }
 
@@ -241,15 +270,10 @@ impl DatasetScorer for StudiedMlm {
     ) -> Result<RunSummary, BoxError> {
         let model_type = &self.lm.model().config().model_type_name;
         let kinds = masked_kinds(model_type, &self.scoring.scorers)?;
-        let mut scorer = self.lm.scorer(&kinds, self.scoring.options)?;
-        let fingerprint = self
-            .lm
-            .fingerprint(&scorer, dataset, pairs, self.scoring.chunk_pairs)?;
-        let summary = self
-            .scoring
-            .run(&mut scorer, fingerprint, dataset, pairs, out)?;
-        self.scoring.last_stats = scorer.stats();
-        Ok(summary)
+        let scorer = self.lm.scorer(&kinds, self.scoring.options)?;
+        let chunk_pairs = self.scoring.chunk_pairs;
+        let fingerprint = self.lm.fingerprint(&scorer, dataset, pairs, chunk_pairs)?;
+        self.scoring.run(scorer, fingerprint, dataset, pairs, out)
     }
 }
 
@@ -271,15 +295,10 @@ impl DatasetScorer for StudiedCausal {
     ) -> Result<RunSummary, BoxError> {
         let model_type = self.lm.model().config().model_type.name();
         let kinds = causal_kinds(model_type, &self.scoring.scorers)?;
-        let mut scorer = self.lm.scorer(&kinds, self.scoring.options)?;
-        let fingerprint = self
-            .lm
-            .fingerprint(&scorer, dataset, pairs, self.scoring.chunk_pairs)?;
-        let summary = self
-            .scoring
-            .run(&mut scorer, fingerprint, dataset, pairs, out)?;
-        self.scoring.last_stats = scorer.stats();
-        Ok(summary)
+        let scorer = self.lm.scorer(&kinds, self.scoring.options)?;
+        let chunk_pairs = self.scoring.chunk_pairs;
+        let fingerprint = self.lm.fingerprint(&scorer, dataset, pairs, chunk_pairs)?;
+        self.scoring.run(scorer, fingerprint, dataset, pairs, out)
     }
 }
 
@@ -421,16 +440,34 @@ impl FineTuner for StudiedMlm {
     type Tuned = StudiedMlm;
 
     /// [`crate::controlled::fine_tune_study_model`] (an [`crate::MlmTrainer`] run from this
-    /// model's folder), scored with the same scorers and options.
+    /// model's folder), reporting its steps to this model's progress, scored with the same
+    /// scorers, options and progress.
     fn fine_tune(
         &mut self,
         sentences: &[String],
         request: &FineTuning,
     ) -> Result<StudiedMlm, BoxError> {
-        let tuned = crate::controlled::fine_tune_study_model(&self.lm, sentences, request)?;
-        Ok(StudiedMlm::new(tuned)
+        let progress = self.scoring.progress.clone();
+        let work = format!("fine-tuning {}", request.name);
+        let on_step = move |r: &crate::StepReport| {
+            if let Some(p) = &progress {
+                let (done, total) = (r.step, r.total);
+                let work = work.as_str();
+                (p.borrow_mut())(&WorkReport {
+                    work,
+                    unit: "steps",
+                    done,
+                    total,
+                });
+            }
+        };
+        let tuned =
+            crate::controlled::fine_tune_study_model(&self.lm, sentences, request, on_step)?;
+        let mut studied = StudiedMlm::new(tuned)
             .with_scorers(self.scoring.scorers.clone())
-            .with_options(self.scoring.options))
+            .with_options(self.scoring.options);
+        studied.scoring.progress = self.scoring.progress.clone();
+        Ok(studied)
     }
 }
 

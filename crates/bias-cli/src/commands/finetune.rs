@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use bias_core::{MaskedLmTrainer, TextLayout, TrainingOptions};
 use bias_plm::{DeviceSpec, MlmTrainer, StepReport, TrainedModel};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::choice::choice;
 use crate::error::CliError;
 use crate::output::{write_json, Format};
+use crate::progress::Progress;
 
 /// A named set of training settings; every setting can still be overridden by its flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -189,42 +189,20 @@ impl TrainArgs {
             tch::set_num_threads(n);
         }
         let device: DeviceSpec = self.device.parse()?;
-        let bar = progress_bar(title);
-        let title = title.to_string();
+        let mut progress = Progress::new(title, "steps");
         Ok(MlmTrainer::new(base, out, device)
             .new_mlm_head(new_head)
             .max_length(resolved.max_length)
             .dropout(!self.no_dropout)
             .checkpoint_every(self.checkpoint_every)
             .on_step(move |r: &StepReport| {
-                bar.set_length(r.total as u64);
-                bar.set_position(r.step as u64);
-                bar.set_message(format!("loss {:.3}  lr {:.1e}", r.loss, r.learning_rate));
-                // Without a terminal the bar is hidden: log about twenty lines instead.
-                let every = (r.total / 20).max(1);
-                if bar.is_hidden() && (r.step.is_multiple_of(every) || r.step == r.total) {
-                    eprintln!(
-                        "{title}: step {}/{} loss {:.3} lr {:.1e} ({:.0} s)",
-                        r.step, r.total, r.loss, r.learning_rate, r.seconds
-                    );
-                }
+                progress.set_detail(format!("loss {:.3}  lr {:.1e}", r.loss, r.learning_rate));
+                progress.update(r.step, r.total);
                 if r.step == r.total {
-                    bar.finish();
+                    progress.finish();
                 }
             }))
     }
-}
-
-fn progress_bar(title: &str) -> ProgressBar {
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{prefix} [{elapsed_precise}] {bar:30} {pos}/{len} steps ({per_sec}, ETA {eta}) {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar.set_prefix(title.to_string());
-    bar
 }
 
 /// `bias finetune` arguments.

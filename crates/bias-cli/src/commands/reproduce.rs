@@ -11,10 +11,10 @@ use bias_papers::{reproduce_paper, Liu2024Options, Paper, PaperOptions, Places};
 use bias_plm::{ScoringOptions, StudiedLm};
 use bias_robust::RobustnessOptions;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::choice::choice;
 use crate::error::CliError;
+use crate::progress::model_progress;
 
 mod kaneko2023;
 mod paraphrase;
@@ -138,32 +138,18 @@ impl ReproduceArgs {
     }
 }
 
-fn progress_bar(model: &str) -> bias_plm::ProgressFn {
-    let model = model.to_owned();
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} pairs  ETA {eta_precise}")
-            .expect("valid template"),
-    );
-    Box::new(move |dataset: &str, done: usize, total: usize| {
-        bar.set_message(format!("{model} on {dataset}"));
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-        if done == total {
-            bar.finish_and_clear();
-            bar.reset();
-        }
-    })
-}
-
 /// Runs `bias reproduce`.
 pub fn run(args: &ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
     let scoring = ScoringOptions::default().with_conventions(args.conventions());
     let mut models = Vec::new();
     for dir in &args.models {
         let lm = args.device.open_any(dir, None)?;
-        let bar = progress_bar(lm.name());
-        models.push(StudiedLm::new(lm).with_options(scoring).with_progress(bar));
+        let progress = model_progress(lm.name());
+        models.push(
+            StudiedLm::new(lm)
+                .with_options(scoring)
+                .with_progress(progress),
+        );
     }
     let places = Places {
         data_dir: args.data_dir.clone(),

@@ -7,9 +7,9 @@ use bias_core::SentencePair;
 use bias_data::PairOrigin;
 use bias_plm::{EngineStats, LanguageModel, PlmError, ScoringOptions};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::CliError;
+use crate::progress::with_progress;
 use bias_core::Scorer;
 
 use crate::choice::choice;
@@ -104,19 +104,12 @@ impl ScoreRun<'_> {
             }
             None => (pairs, 0),
         };
-        let bar = ProgressBar::new(pairs.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} pairs  {per_sec}  elapsed {elapsed_precise}  ETA {eta_precise}",
-            )
-            .expect("valid template"),
-        );
         let before = scorer.stats();
-        let summary = run_scoring(&mut *scorer, pairs, fingerprint, out, &mut |done, _| {
-            bar.set_position(done as u64)
+        let title = format!("{}: {}", lm.name(), self.dataset);
+        let summary = with_progress(&title, "pairs", |progress| {
+            run_scoring(&mut *scorer, pairs, fingerprint, out, progress)
         })
         .map_err(|e| self.locate(e, offset))?;
-        bar.finish_and_clear();
         report(&summary, scorer.stats().since(before), out);
         Ok(summary)
     }

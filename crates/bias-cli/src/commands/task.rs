@@ -19,11 +19,11 @@ use bias_tasks::{
     import_shard_logs, score_shard, shard_log_path, shard_logs_beside, ChoiceRunOptions,
 };
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use super::task_tables as tables;
 use crate::error::CliError;
 use crate::model_args::{BatchArgs, DeviceArgs};
+use crate::progress::with_progress;
 
 /// `bias task`'s benchmarks.
 #[derive(Debug, Subcommand)]
@@ -161,7 +161,7 @@ impl TaskArgs {
         };
         if let Some(shard) = self.shard {
             let shard_path = shard_log_path(path, shard);
-            let range = with_progress("documents", |progress| {
+            let range = with_progress(&format!("shard {shard}"), "documents", |progress| {
                 score_shard(
                     scorer,
                     docs,
@@ -223,32 +223,9 @@ impl TaskArgs {
     }
 }
 
-/// Runs `f` with a progress bar counting `what` (the callback `f` passes on), cleared when it
-/// returns.
-fn with_progress<T>(what: &str, f: impl FnOnce(&mut dyn FnMut(usize, usize)) -> T) -> T {
-    let bar = progress_bar(what);
-    let out = f(&mut |done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    });
-    bar.finish_and_clear();
-    out
-}
-
 /// The log file and run of [`TaskArgs::log`] as the runners take them.
 fn log_path(log: &Option<(PathBuf, String)>) -> Option<(&Path, &str)> {
     log.as_ref().map(|(p, r)| (p.as_path(), r.as_str()))
-}
-
-fn progress_bar(what: &str) -> ProgressBar {
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template(&format!(
-            "{{bar:40}} {{pos}}/{{len}} {what}  {{per_sec}}  elapsed {{elapsed_precise}}  ETA {{eta_precise}}"
-        ))
-        .expect("valid template"),
-    );
-    bar
 }
 
 /// Runs `bias task`.
@@ -281,7 +258,7 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
     if t.shard_or_gather(log.as_ref(), &docs, &mut scorer)? {
         return Ok(());
     }
-    let result = with_progress("examples", |progress| {
+    let result = with_progress("BBQ", "examples", |progress| {
         run_bbq(
             &mut scorer,
             &examples,
@@ -306,7 +283,7 @@ fn winogender(t: &TaskArgs) -> Result<(), CliError> {
     if t.shard_or_gather(log.as_ref(), &wg::requests(&set), &mut scorer)? {
         return Ok(());
     }
-    let acc = with_progress("sentences", |progress| {
+    let acc = with_progress("Winogender", "sentences", |progress| {
         wg::run_winogender(&mut scorer, &set, log_path(&log), t.run_options(), progress)
     })?;
     let report = bias_tasks::WinogenderReport::new(lm.name(), acc);
@@ -340,7 +317,7 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     if t.shard_or_gather(log.as_ref(), &docs, scorer)? {
         return Ok(());
     }
-    let run = with_progress("items", |progress| {
+    let run = with_progress("StereoSet", "items", |progress| {
         bias_tasks::stereoset::run_stereoset(
             scorer,
             &set,

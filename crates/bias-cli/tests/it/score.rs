@@ -353,3 +353,43 @@ fn three_shards_merge_into_the_unsharded_table_byte_for_byte() {
         "{err}"
     );
 }
+
+/// Where stderr is a file (a Slurm job's log), `bias score` prints progress lines at the pace
+/// `BIAS_PROGRESS_SECONDS` sets (0: every chunk): from where the run starts (a resumed run from
+/// its resumed pairs) to the last pair, with the share done, and a rate once there is one.
+#[test]
+fn a_log_file_gets_progress_lines_from_where_the_run_starts() {
+    let dir = scratch("progress");
+    let out = dir.join("scores.csv");
+    let run = |limit: &str| {
+        let mut args = score_args("bert", "crows-pairs", "aul", &out);
+        args.extend(["--limit".into(), limit.into()]);
+        let done = bias()
+            .args(&args)
+            .env("BIAS_PROGRESS_SECONDS", "0")
+            .succeeds();
+        String::from_utf8(done.stderr).unwrap()
+    };
+    let err = run("24");
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("bert: crows-pairs: "))
+        .collect();
+    assert_eq!(lines.len(), 4, "0, 8, 16 and 24 of 24:\n{err}");
+    assert_eq!(
+        lines[0],
+        "bert: crows-pairs: 0/24 pairs (0.0%), rate not yet known"
+    );
+    assert!(
+        lines[1].starts_with("bert: crows-pairs: 8/24 pairs (33.3%), "),
+        "{err}"
+    );
+    assert!(lines[3].contains(" pairs/s, 0s left"), "{err}");
+    // A finished run, asked again, starts and ends at 24 of 24.
+    let again = run("24");
+    assert!(
+        again.contains("bert: crows-pairs: 24/24 pairs (100.0%)\n"),
+        "{again}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

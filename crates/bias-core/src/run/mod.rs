@@ -488,7 +488,8 @@ fn starting_point(out: &Path, fingerprint: &RunFingerprint) -> Result<RunProgres
 ///
 /// Pairs go to the scorer `fingerprint.chunk_pairs` at a time; after each chunk the rows are
 /// flushed, the progress file is replaced atomically, and `on_chunk(done, total)` is called (for
-/// a progress bar).
+/// a progress display); it is also called once before the first chunk, with the pairs a resumed
+/// run starts from (0 for a fresh one), so that a display's rate counts this run's work only.
 ///
 /// A score that is NaN or infinite stops the run before its chunk is written
 /// ([`RunError::NonFinite`]); if nothing had been scored yet, the header-only table and its
@@ -555,6 +556,7 @@ fn run_scoring_into<S: PairScorer + ?Sized>(
     let names = scorer.scorer_names();
     let chunk = fingerprint.chunk_pairs.max(1);
     let total = pairs.len();
+    on_chunk(progress.pairs_done, total);
     while progress.pairs_done < total {
         let end = (progress.pairs_done + chunk).min(total);
         let batch = &pairs[progress.pairs_done..end];
@@ -952,7 +954,7 @@ mod tests {
             &mut |done, total| calls.push((done, total)),
         )
         .unwrap();
-        assert_eq!(calls, vec![(3, 7), (6, 7), (7, 7)]);
+        assert_eq!(calls, vec![(0, 7), (3, 7), (6, 7), (7, 7)]);
 
         // The second chunk fails; the rerun starts at pair 3 and calls the scorer twice.
         let mut failing = Words {
@@ -965,8 +967,12 @@ mod tests {
             matches!(err, RunError::Scorer { ref first, ref last, .. } if first == "3" && last == "5")
         );
         let mut rerun = Words::default();
-        let summary =
-            run_scoring(&mut rerun, &ps, fingerprint(&ps, 3), &cut, &mut |_, _| {}).unwrap();
+        let mut calls = Vec::new();
+        let summary = run_scoring(&mut rerun, &ps, fingerprint(&ps, 3), &cut, &mut |d, t| {
+            calls.push((d, t))
+        })
+        .unwrap();
+        assert_eq!(calls, vec![(3, 7), (6, 7), (7, 7)], "from where it resumes");
         assert_eq!(summary.resumed_from, 3);
         assert_eq!(rerun.calls, 2);
         assert!(summary.progress.complete);
