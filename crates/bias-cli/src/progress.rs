@@ -94,15 +94,15 @@ pub fn with_progress<T>(
     out
 }
 
-/// A [`bias_plm::ProgressFn`] for `model`: one [`Progress`] for each piece of its work (a data
-/// set scored, a fine-tuning).
-pub fn model_progress(model: &str) -> bias_plm::ProgressFn {
-    let model = model.to_owned();
+/// A [`bias_plm::ProgressFn`]: one [`Progress`] for each piece of a model's work (a data set
+/// scored, a fine-tuning), titled with the model that does it.
+pub fn model_progress() -> bias_plm::ProgressFn {
     let mut current: Option<(String, Progress)> = None;
     Box::new(move |r: &bias_plm::WorkReport<'_>| {
-        if current.as_ref().is_none_or(|(work, _)| work != r.work) {
-            let title = format!("{model}: {}", r.work);
-            current = Some((r.work.to_owned(), Progress::new(&title, r.unit)));
+        let title = format!("{}: {}", r.model, r.work);
+        if current.as_ref().is_none_or(|(t, _)| *t != title) {
+            let progress = Progress::new(&title, r.unit);
+            current = Some((title, progress));
         }
         if let Some((_, progress)) = current.as_mut() {
             progress.update(r.done, r.total);

@@ -32,6 +32,8 @@ pub type ProgressFn = Box<dyn FnMut(&WorkReport<'_>)>;
 /// What a model under study reports to its [`ProgressFn`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WorkReport<'a> {
+    /// The model doing it (a fine-tuned model under its own name).
+    pub model: &'a str,
     /// The work: the data set being scored, or `fine-tuning <name>`.
     pub work: &'a str,
     /// What `done` and `total` count: `pairs` or `steps`.
@@ -86,10 +88,12 @@ impl Scoring {
         out: &Path,
     ) -> Result<RunSummary, BoxError> {
         let progress = &self.progress;
+        let model = fingerprint.model.clone();
         let mut on_chunk = |done: usize, total: usize| {
             if let Some(p) = progress {
-                let work = dataset;
+                let (model, work) = (model.as_str(), dataset);
                 (p.borrow_mut())(&WorkReport {
+                    model,
                     work,
                     unit: "pairs",
                     done,
@@ -448,12 +452,14 @@ impl FineTuner for StudiedMlm {
         request: &FineTuning,
     ) -> Result<StudiedMlm, BoxError> {
         let progress = self.scoring.progress.clone();
+        let model = self.lm.name().to_owned();
         let work = format!("fine-tuning {}", request.name);
         let on_step = move |r: &crate::StepReport| {
             if let Some(p) = &progress {
                 let (done, total) = (r.step, r.total);
-                let work = work.as_str();
+                let (model, work) = (model.as_str(), work.as_str());
                 (p.borrow_mut())(&WorkReport {
+                    model,
                     work,
                     unit: "steps",
                     done,

@@ -172,7 +172,7 @@ pub fn run(args: &ControlledArgs, out: &mut impl Write) -> Result<(), CliError> 
         let lm = args.train.device_args().open(&dir, Some(&name))?;
         let mut lm = StudiedMlm::new(lm)
             .with_scorers(scorers.clone())
-            .with_progress(crate::progress::model_progress(&name))
+            .with_progress(crate::progress::model_progress())
             .with_template_cache(args.out.join("templates").join(format!("{name}.json")));
         let scores_path = args.out.join("scores").join(format!("{name}.csv"));
         let measured = measure_rate(&mut lm, &inputs, &scores_path)?;

@@ -144,7 +144,7 @@ pub fn run(args: &ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut models = Vec::new();
     for dir in &args.models {
         let lm = args.device.open_any(dir, None)?;
-        let progress = model_progress(lm.name());
+        let progress = model_progress();
         models.push(
             StudiedLm::new(lm)
                 .with_options(scoring)
