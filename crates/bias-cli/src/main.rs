@@ -67,7 +67,7 @@ enum Command {
     Robust(RobustCommand),
     /// Every table and figure of a paper (kaneko2022, liu2024, paraphrase, kaneko2023,
     /// schroeder2024) on the given models, numbered as in the paper, with an index of their status.
-    Reproduce(reproduce::ReproduceArgs),
+    Reproduce(Box<reproduce::ReproduceArgs>),
     /// An HTML report (and Markdown copy) with measures, figures and robustness analyses.
     Report(report::ReportArgs),
     /// Embedding measures (SAME, WEAT, gWEAT, DirectBias) on word vectors or a model.

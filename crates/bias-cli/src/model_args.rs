@@ -77,6 +77,76 @@ pub struct DeviceArgs {
     /// Model precision (half precision only on CUDA).
     #[arg(long, value_parser = choice::<Precision>(), default_value = "f32")]
     pub dtype: Precision,
+    #[command(flatten)]
+    pub served: ServedArgs,
+}
+
+/// A served model: `--model http://HOST:PORT/v1[,http://…]` and how to drive the server (each
+/// unset flag takes `bias_plm::ServedOptions::new`'s default).
+#[derive(Debug, Default, Args)]
+pub struct ServedArgs {
+    /// With `--model http://…`: the model's tokenizer, a folder or a Hugging Face id (its
+    /// tokenizer.json, tokenizer_config.json and config.json); the token ids are made here and
+    /// sent as ids.
+    #[arg(long)]
+    pub tokenizer: Option<PathBuf>,
+    /// The model's name on the server, where it serves several.
+    #[arg(long)]
+    pub served_name: Option<String>,
+    /// The environment variable holding the server's API key (sent as a bearer token).
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Requests in flight at once, over every endpoint [default: 8].
+    #[arg(long)]
+    pub max_in_flight: Option<usize>,
+    /// Prompts per request [default: 16].
+    #[arg(long)]
+    pub prompts_per_request: Option<usize>,
+    /// The time limit of one request, in seconds [default: 120].
+    #[arg(long)]
+    pub request_timeout: Option<f64>,
+    /// Retries of a request after a 429, a 5xx, a time-out or a cut connection [default: 6].
+    #[arg(long)]
+    pub retries: Option<u32>,
+    /// The model's window in tokens (default: what the server reports, else config.json's).
+    #[arg(long)]
+    pub max_model_len: Option<usize>,
+}
+
+impl ServedArgs {
+    /// The library's options for the served model at `spec`.
+    fn options(&self, spec: &str) -> Result<bias_plm::ServedOptions, CliError> {
+        let Some(tokenizer) = &self.tokenizer else {
+            return Err(CliError::Usage(format!(
+                "--model {spec} is a served model: give its tokenizer with --tokenizer DIR|ID"
+            )));
+        };
+        let (dir, _) = resolve_model(tokenizer)?;
+        let api_key = match &self.api_key_env {
+            None => None,
+            Some(var) => Some(std::env::var(var).map_err(|_| {
+                CliError::Usage(format!("--api-key-env {var}: the variable is not set"))
+            })?),
+        };
+        let mut options = bias_plm::ServedOptions::new(dir);
+        if let Some(t) = self.request_timeout {
+            options.timeout = std::time::Duration::try_from_secs_f64(t)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    CliError::Usage("--request-timeout must be a positive number of seconds".into())
+                })?;
+        }
+        options.served_name = self.served_name.clone();
+        options.api_key = api_key;
+        options.max_in_flight = self.max_in_flight.unwrap_or(options.max_in_flight).max(1);
+        options.prompts_per_request = (self.prompts_per_request)
+            .unwrap_or(options.prompts_per_request)
+            .max(1);
+        options.retries = self.retries.unwrap_or(options.retries);
+        options.max_tokens = self.max_model_len;
+        Ok(options)
+    }
 }
 
 /// The folder a `--model` argument names — itself, or a Hugging Face id
@@ -122,9 +192,16 @@ impl DeviceArgs {
             tch::set_num_threads(t.max(1));
         }
         let spec: DeviceSpec = self.device.parse()?;
-        let lm = match model.to_str() {
-            Some(text) => LanguageModel::open_spec(text, spec, self.dtype.kind())?,
-            None => LanguageModel::open(model, spec, self.dtype.kind())?,
+        let text = model.to_str();
+        let lm = match text.and_then(bias_plm::endpoints_of) {
+            Some(endpoints) => {
+                let options = self.served.options(text.unwrap_or_default())?;
+                LanguageModel::serve(&endpoints, &options)?
+            }
+            None => match text {
+                Some(text) => LanguageModel::open_spec(text, spec, self.dtype.kind())?,
+                None => LanguageModel::open(model, spec, self.dtype.kind())?,
+            },
         };
         Ok(match name {
             Some(n) => lm.with_name(n),

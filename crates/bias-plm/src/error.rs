@@ -13,6 +13,15 @@ pub enum PlmError {
     /// An error from the shared layer.
     #[error(transparent)]
     Core(#[from] bias_core::CoreError),
+    /// A served model's request failed for good (after its retries), or its reply cannot be
+    /// scored.
+    #[error("served model: {request}: {reason}")]
+    Served {
+        /// The request: method, path, which prompts, and the endpoint.
+        request: String,
+        /// What went wrong, and what to do where something can be done.
+        reason: String,
+    },
     /// A resumable scoring run failed.
     #[error(transparent)]
     Run(#[from] bias_core::RunError),

@@ -103,6 +103,14 @@ impl LanguageModel {
         })
     }
 
+    /// The causal LM served at `endpoints` ([`CausalLm::serve`]).
+    ///
+    /// # Errors
+    /// Those of [`CausalLm::serve`].
+    pub fn serve(endpoints: &[String], options: &crate::ServedOptions) -> Result<Self, PlmError> {
+        CausalLm::serve(endpoints, options).map(LanguageModel::Causal)
+    }
+
     /// Opens the model in `dir`: a [`CausalLm`] when `config.json`'s `model_type` is one of
     /// [`CausalType`], a [`MaskedLm`] otherwise.
     ///
@@ -200,7 +208,7 @@ impl LanguageModel {
     pub fn model_type(&self) -> &str {
         match self {
             LanguageModel::Masked(m) => &m.model().config().model_type_name,
-            LanguageModel::Causal(m) => m.model().config().model_type.name(),
+            LanguageModel::Causal(m) => m.model_type(),
         }
     }
 
@@ -219,10 +227,10 @@ impl LanguageModel {
                 let c = m.model().config();
                 (c.num_hidden_layers, c.hidden_size, c.vocab_size)
             }
-            LanguageModel::Causal(m) => {
-                let c = m.model().config();
+            LanguageModel::Causal(m) => m.model().map_or((0, 0, 0), |m| {
+                let c = m.config();
                 (c.num_hidden_layers, c.hidden_size, c.vocab_size)
-            }
+            }),
         }
     }
 
@@ -367,7 +375,7 @@ impl LanguageModel {
     pub fn multiply_adds(&self, stats: &EngineStats) -> f64 {
         match self {
             LanguageModel::Masked(m) => multiply_adds(m.model().config(), stats),
-            LanguageModel::Causal(m) => m.model().multiply_adds(stats),
+            LanguageModel::Causal(m) => m.multiply_adds(stats),
         }
     }
 }

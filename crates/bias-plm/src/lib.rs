@@ -125,6 +125,7 @@ mod next_sentence;
 mod parts;
 mod precision;
 mod scorer;
+mod served;
 mod study;
 pub mod template;
 mod tokenizer;
@@ -132,7 +133,7 @@ mod train;
 
 pub use adapter::{LoraAdapter, LoraConfig};
 pub use causal::{
-    CausalConfig, CausalLm, CausalModel, CausalScorer, CausalScorerKind, CausalType,
+    CausalBackend, CausalConfig, CausalLm, CausalModel, CausalScorer, CausalScorerKind, CausalType,
     EncodedContinuation, FamilySettings, RopeScaling, TokenLogProbs,
 };
 pub use config::{Activation, ModelConfig, ModelType};
@@ -159,6 +160,7 @@ pub use next_sentence::{has_next_sentence_head, NextSentenceModel, NextSentenceS
 pub use parts::ModelParts;
 pub use precision::{torch_dtype_kind, Precision};
 pub use scorer::{AlignmentOrder, MlmScorer, ScorerKind, ScoringOptions, SpecialIds, SssAverage};
+pub use served::{endpoints_of, ServedModel, ServedOptions};
 pub use study::{ProgressFn, StudiedCausal, StudiedLm, StudiedMlm, WorkReport};
 pub use tokenizer::{PlmTokenizer, TokenizedText};
 pub use train::{MlmTrainer, StepReport, TrainedModel, TrainingBatch};

@@ -207,6 +207,16 @@ impl ModelId {
         }
     }
 
+    /// An identity whose digest is already known (a served model's).
+    pub(crate) fn known(name: String, dir: &Path, digest: String) -> Self {
+        ModelId {
+            name,
+            dir: dir.to_path_buf(),
+            digest: OnceLock::from(digest),
+            parts: None,
+        }
+    }
+
     /// The identity of a model built from `parts`: their name, the pseudo-path
     /// `<in-memory model of NAME>`, and [`ModelParts::digest`] when first asked for.
     pub(crate) fn in_memory(parts: ModelParts) -> Self {

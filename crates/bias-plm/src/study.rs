@@ -297,7 +297,7 @@ impl DatasetScorer for StudiedCausal {
         pairs: &[SentencePair],
         out: &Path,
     ) -> Result<RunSummary, BoxError> {
-        let model_type = self.lm.model().config().model_type.name();
+        let model_type = self.lm.model_type();
         let kinds = causal_kinds(model_type, &self.scoring.scorers)?;
         let scorer = self.lm.scorer(&kinds, self.scoring.options)?;
         let chunk_pairs = self.scoring.chunk_pairs;

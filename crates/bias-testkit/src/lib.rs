@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 pub mod json;
 pub mod mutation;
+pub mod standin;
 
 /// The repository's root (the workspace folder holding `fixtures/`, `data/` and `crates/`).
 pub fn root() -> PathBuf {

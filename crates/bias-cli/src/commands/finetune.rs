@@ -104,6 +104,7 @@ impl TrainArgs {
             device: self.device.clone(),
             threads: self.threads,
             dtype: bias_plm::Precision::F32,
+            served: Default::default(),
         }
     }
 }

@@ -66,6 +66,7 @@ causal_architectures![gpt2, llama, mistral, qwen2, gpt_neox, opt, gemma2, phi3, 
 pub(crate) use config::MAX_LAYERS;
 pub use config::{CausalConfig, CausalType, FamilySettings, RopeScaling};
 pub use continuation::EncodedContinuation;
+pub(crate) use scorer::{Backend, Span};
 pub use scorer::{CausalScorer, CausalScorerKind, TokenLogProbs};
 
 /// A loaded causal LM of a registered family (`*ForCausalLM`: GPT-2, Llama, Mistral, Qwen2,
@@ -227,7 +228,7 @@ impl CausalModel {
 /// ```
 #[derive(Debug)]
 pub struct CausalLm {
-    model: CausalModel,
+    backend: CausalBackend,
     tokenizer: PlmTokenizer,
     prefix: i64,
     id: ModelId,
@@ -247,22 +248,50 @@ impl CausalLm {
         let model = CausalModel::load(dir, device, kind)?;
         let tokenizer_dir = ModelFolder::of(dir)?.tokenizer;
         let tokenizer = PlmTokenizer::from_dir(&tokenizer_dir)?;
-        let read = |file: &str| -> Result<Option<Value>, PlmError> {
-            let path = tokenizer_dir.join(file);
-            if !path.is_file() {
-                return Ok(None);
-            }
-            let text = std::fs::read_to_string(&path).map_err(|source| PlmError::Io {
-                path: path.clone(),
-                source,
-            })?;
-            parse_json(&text, path).map(Some)
-        };
+        let read = |file: &str| read_json(&tokenizer_dir.join(file));
         let files = [
             read("tokenizer_config.json")?,
             read("special_tokens_map.json")?,
         ];
         Self::assemble(model, tokenizer, &files, ModelId::of(dir))
+    }
+
+    /// The causal LM served at `endpoints` (each `http://HOST:PORT/v1`, replicas of one
+    /// model), with the tokenizer of `options.tokenizer` and its prefix token found as
+    /// [`CausalLm::open`] finds it (`config.json`'s ids read as they are, so the folder may be
+    /// of any architecture). Its name is the last component of the served name; its digest is
+    /// the tokenizer folder's files' ([`crate::model_digest`]) with the served name.
+    ///
+    /// # Errors
+    /// [`PlmError::Served`] (see [`crate::ServedModel`]); [`PlmError::MissingFile`] without
+    /// `tokenizer.json`; [`PlmError::ConfigJson`]; [`PlmError::MissingSpecialToken`].
+    pub fn serve(endpoints: &[String], options: &crate::ServedOptions) -> Result<Self, PlmError> {
+        let dir = ModelFolder::of(&options.tokenizer)?.tokenizer;
+        let tokenizer = PlmTokenizer::from_dir(&dir)?;
+        let read = |file: &str| read_json(&dir.join(file));
+        let config = read("config.json")?.unwrap_or(Value::Null);
+        let id_of = |key: &str| config.get(key).and_then(Value::as_i64);
+        let ids = (id_of("bos_token_id"), id_of("eos_token_id"));
+        let window = id_of("max_position_embeddings").map(|n| n.max(0) as usize);
+        let files = [
+            read("tokenizer_config.json")?,
+            read("special_tokens_map.json")?,
+        ];
+        let prefix = prefix_token(&files, &tokenizer, ids)?;
+        let served = crate::ServedModel::connect(endpoints, options, window)?;
+        let name = served.served_name().trim_end_matches('/');
+        let name = name.rsplit('/').next().unwrap_or(name).to_owned();
+        let digest = format!(
+            "{}:served:{}",
+            crate::model_digest(&dir)?,
+            served.served_name()
+        );
+        Ok(CausalLm {
+            backend: CausalBackend::Served(served),
+            tokenizer,
+            prefix,
+            id: ModelId::known(name, &dir, digest),
+        })
     }
 
     /// Builds the causal LM of `parts` (a `config.json` text, a `tokenizer.json` text, the
@@ -309,7 +338,8 @@ impl CausalLm {
         token_files: &[Option<Value>; 2],
         id: ModelId,
     ) -> Result<Self, PlmError> {
-        let prefix = prefix_token(token_files, &tokenizer, model.config())?;
+        let ids = (model.config().bos_token_id, model.config().eos_token_id);
+        let prefix = prefix_token(token_files, &tokenizer, ids)?;
         if prefix < 0 || prefix >= model.config().vocab_size {
             return Err(PlmError::TokenOutOfVocabulary {
                 id: prefix,
@@ -317,16 +347,38 @@ impl CausalLm {
             });
         }
         Ok(CausalLm {
-            model,
+            backend: CausalBackend::Local(model),
             tokenizer,
             prefix,
             id,
         })
     }
 
-    /// The model.
-    pub fn model(&self) -> &CausalModel {
-        &self.model
+    /// The model on libtorch; `None` for a served model.
+    pub fn model(&self) -> Option<&CausalModel> {
+        match &self.backend {
+            CausalBackend::Local(model) => Some(model),
+            CausalBackend::Served(_) => None,
+        }
+    }
+
+    /// Where the log-probabilities come from.
+    pub fn backend(&self) -> &CausalBackend {
+        &self.backend
+    }
+
+    /// The `model_type` of the configuration (`gpt2`, `llama`, ...), or `served`.
+    pub fn model_type(&self) -> &str {
+        match &self.backend {
+            CausalBackend::Local(model) => model.config().model_type.name(),
+            CausalBackend::Served(_) => "served",
+        }
+    }
+
+    /// Multiply-adds of the work in `stats` ([`CausalModel::multiply_adds`]); 0 for a served
+    /// model, whose work is the server's.
+    pub fn multiply_adds(&self, stats: &EngineStats) -> f64 {
+        self.model().map_or(0.0, |m| m.multiply_adds(stats))
     }
 
     /// The tokenizer.
@@ -336,7 +388,7 @@ impl CausalLm {
 
     /// The device the weights live on.
     pub fn device(&self) -> Device {
-        self.model.device()
+        self.model().map_or(Device::Cpu, CausalModel::device)
     }
 
     /// The token every sentence is conditioned on, as lm-evaluation-harness's
@@ -366,7 +418,11 @@ impl CausalLm {
         kinds: &[CausalScorerKind],
         options: ScoringOptions,
     ) -> Result<CausalScorer<'_>, PlmError> {
-        CausalScorer::new(&self.model, &self.tokenizer, self.prefix, kinds, options)
+        let backend = match &self.backend {
+            CausalBackend::Local(model) => Backend::Local(model),
+            CausalBackend::Served(served) => Backend::Served(served),
+        };
+        CausalScorer::on(backend, &self.tokenizer, self.prefix, kinds, options)
     }
 }
 
@@ -388,13 +444,37 @@ fn parse_json(text: &str, path: PathBuf) -> Result<Value, PlmError> {
     serde_json::from_str(text).map_err(|source| PlmError::ConfigJson { path, source })
 }
 
+/// Where a causal LM's log-probabilities come from.
+#[derive(Debug)]
+#[non_exhaustive]
+// One value per loaded model: the size difference of the variants costs nothing.
+#[allow(clippy::large_enum_variant)]
+pub enum CausalBackend {
+    /// A model re-implemented here, on libtorch.
+    Local(CausalModel),
+    /// A model served by an OpenAI-compatible engine ([`crate::ServedModel`]).
+    Served(crate::ServedModel),
+}
+
+/// The JSON of `path`, `None` when there is no such file.
+fn read_json(path: &Path) -> Result<Option<Value>, PlmError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(path).map_err(|source| PlmError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_json(&text, path.to_path_buf()).map(Some)
+}
+
 /// lm-evaluation-harness's `HFLM.prefix_token_id` from the tokenizer configuration files
 /// (`tokenizer_config.json`, then `special_tokens_map.json`, each `None` when absent); see
 /// [`CausalLm::prefix_token_id`].
 fn prefix_token(
     token_files: &[Option<Value>; 2],
     tokenizer: &PlmTokenizer,
-    config: &CausalConfig,
+    (bos_token_id, eos_token_id): (Option<i64>, Option<i64>),
 ) -> Result<i64, PlmError> {
     let files: Vec<&Value> = token_files.iter().flatten().collect();
     if !files.is_empty() {
@@ -410,9 +490,8 @@ fn prefix_token(
             return Ok(id);
         }
     }
-    config
-        .bos_token_id
-        .or(config.eos_token_id)
+    bos_token_id
+        .or(eos_token_id)
         .ok_or_else(|| PlmError::MissingSpecialToken {
             role: "prefix (beginning- or end-of-sequence)",
             candidates: "bos_token and eos_token of tokenizer_config.json or \

@@ -17,6 +17,7 @@ use tch::{Device, Kind, Tensor};
 
 use crate::causal::CausalModel;
 use crate::scorer::{check_length, chosen_kinds, fit_length, Cut};
+use crate::served::ServedModel;
 use crate::{EngineStats, PlmError, PlmTokenizer, ScoringOptions};
 
 /// Positions projected onto the vocabulary at once (about 80 MB of float32 logits for Qwen2's
@@ -110,7 +111,7 @@ pub(crate) fn encode_with_prefix(
 /// sentence longer than the model accepts keeps its first tokens); the others are for masked LMs.
 #[derive(Debug)]
 pub struct CausalScorer<'m> {
-    model: &'m CausalModel,
+    backend: Backend<'m>,
     tokenizer: &'m PlmTokenizer,
     prefix: i64,
     kinds: Vec<CausalScorerKind>,
@@ -131,9 +132,20 @@ impl<'m> CausalScorer<'m> {
         kinds: &[CausalScorerKind],
         options: ScoringOptions,
     ) -> Result<Self, PlmError> {
+        Self::on(Backend::Local(model), tokenizer, prefix, kinds, options)
+    }
+
+    /// A scorer for `kinds` whose log-probabilities come from `backend`.
+    pub(crate) fn on(
+        backend: Backend<'m>,
+        tokenizer: &'m PlmTokenizer,
+        prefix: i64,
+        kinds: &[CausalScorerKind],
+        options: ScoringOptions,
+    ) -> Result<Self, PlmError> {
         let kinds = chosen_kinds(kinds)?;
         Ok(CausalScorer {
-            model,
+            backend,
             tokenizer,
             prefix,
             kinds,
@@ -152,7 +164,10 @@ impl<'m> CausalScorer<'m> {
 
     /// The model's window in tokens (`max_length` of lm-evaluation-harness).
     pub(crate) fn max_tokens(&self) -> usize {
-        self.model.config().max_tokens().max(0) as usize
+        match self.backend {
+            Backend::Local(model) => model.config().max_tokens().max(0) as usize,
+            Backend::Served(served) => served.max_tokens(),
+        }
     }
 
     /// The scorers, in order.
@@ -183,7 +198,7 @@ impl<'m> CausalScorer<'m> {
         &mut self,
         pairs: &[(&SentencePair, Vec<i64>, Vec<i64>)],
     ) -> Result<Vec<PairOutcome>, PlmError> {
-        let max = self.model.config().max_tokens().max(0) as usize;
+        let max = self.max_tokens();
         let cut = self.options.truncate.then_some(Cut::KeepFirst);
         let fit = |pair, side, ids: &[i64]| fit_length(pair, side, ids, max, cut);
         let mut fitted = Vec::with_capacity(pairs.len());
@@ -274,6 +289,13 @@ impl<'m> CausalScorer<'m> {
         &mut self,
         spans: &[Span<'_>],
     ) -> Result<Vec<TokenLogProbs>, PlmError> {
+        if let Backend::Served(served) = self.backend {
+            for span in spans {
+                self.stats.tokens += span.ids.len() as u64;
+                self.stats.sequences += 1;
+            }
+            return served.score_spans(spans);
+        }
         let mut results: Vec<TokenLogProbs> = vec![
             TokenLogProbs {
                 log_probs: Vec::new(),
@@ -306,6 +328,9 @@ impl<'m> CausalScorer<'m> {
     }
 
     fn run_batch(&mut self, rows: &[Span<'_>]) -> Result<Vec<TokenLogProbs>, PlmError> {
+        let Backend::Local(model) = self.backend else {
+            unreachable!("score_spans sends a served model's spans to the server")
+        };
         let _guard = tch::no_grad_guard();
         // Every row is fed without its last token.
         let width = rows.iter().map(|r| r.ids.len() - 1).max().unwrap_or(0);
@@ -330,16 +355,16 @@ impl<'m> CausalScorer<'m> {
         self.stats.padded_tokens += (b * width) as u64;
         self.stats.projected += positions.len() as u64;
 
-        let device = self.model.device();
+        let device = model.device();
         let shape = [b as i64, width as i64];
         let input = Tensor::from_slice(&ids).reshape(shape).to_device(device);
         let attn = Tensor::from_slice(&mask).reshape(shape).to_device(device);
-        let hidden = self.model.hidden(&input, &attn)?;
+        let hidden = model.hidden(&input, &attn)?;
         let h = hidden.size()[2];
         let picked = hidden
             .f_reshape([(b * width) as i64, h])?
             .f_index_select(0, &Tensor::from_slice(&positions).to_device(device))?;
-        let vocab = self.model.config().vocab_size;
+        let vocab = model.config().vocab_size;
         if let Some(&bad) = targets.iter().find(|&&t| t < 0 || t >= vocab) {
             return Err(PlmError::TokenOutOfVocabulary {
                 id: bad,
@@ -351,7 +376,7 @@ impl<'m> CausalScorer<'m> {
         for start in (0..targets.len()).step_by(PROJECTION_SLICE) {
             let end = (start + PROJECTION_SLICE).min(targets.len());
             let slice = picked.f_narrow(0, start as i64, (end - start) as i64)?;
-            let mut logits = self.model.lm_logits(&slice)?;
+            let mut logits = model.lm_logits(&slice)?;
             if matches!(logits.kind(), Kind::Half | Kind::BFloat16) {
                 logits = logits.f_to_kind(Kind::Float)?;
             }
@@ -390,6 +415,13 @@ impl<'m> CausalScorer<'m> {
     }
 }
 
+/// Where a [`CausalScorer`]'s log-probabilities come from: a model on libtorch, or a server.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Backend<'m> {
+    Local(&'m CausalModel),
+    Served(&'m ServedModel),
+}
+
 /// A sequence whose tokens from `first` on are scored (`first ≥ 1`: the tokens before it are
 /// context).
 #[derive(Debug, Clone, Copy)]
@@ -419,15 +451,21 @@ impl bias_core::PairScorer for CausalScorer<'_> {
         self.kinds.iter().map(|k| k.name().to_owned()).collect()
     }
 
-    /// The prefix token, truncation, batching and the model's floating-point kind.
+    /// The prefix token, truncation, and batching and floating-point kind of a local model or
+    /// the name of a served one (its endpoints may change between runs).
     fn settings(&self) -> String {
-        format!(
-            "causal, prefix token {}, truncate {}, {:?}, dtype {:?}",
-            self.prefix,
-            self.options.truncate,
-            self.options.batch,
-            self.model.kind()
-        )
+        let (prefix, truncate) = (self.prefix, self.options.truncate);
+        match self.backend {
+            Backend::Local(model) => format!(
+                "causal, prefix token {prefix}, truncate {truncate}, {:?}, dtype {:?}",
+                self.options.batch,
+                model.kind()
+            ),
+            Backend::Served(served) => format!(
+                "causal, prefix token {prefix}, truncate {truncate}, served model {}",
+                served.served_name()
+            ),
+        }
     }
 
     /// Encodes both sentences of each pair ([`CausalScorer::encode`]) and scores them with
@@ -443,7 +481,7 @@ impl bias_core::PairScorer for CausalScorer<'_> {
     /// Refuses the first pair with a sentence longer than the model's window (truncation off),
     /// encoding every sentence once before anything runs on the model.
     fn check_pairs(&mut self, pairs: &[SentencePair]) -> Result<(), (usize, PlmError)> {
-        let max = self.model.config().max_tokens().max(0) as usize;
+        let max = self.max_tokens();
         let cut = self.options.truncate.then_some(Cut::KeepFirst);
         for (i, p) in pairs.iter().enumerate() {
             let fits = |side, text: &str| -> Result<(), PlmError> {

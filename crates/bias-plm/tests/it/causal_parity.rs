@@ -168,7 +168,7 @@ fn configurations_are_read_as_transformers_reads_them() {
     for arch in archs() {
         let fx = fixture(arch);
         let lm = open(arch);
-        let c = lm.model().config();
+        let c = lm.model().unwrap().config();
         assert_eq!(c.model_type.name(), fx["model_type"].as_str().unwrap());
         assert_eq!(
             c.tie_word_embeddings,
@@ -199,8 +199,8 @@ fn configurations_are_read_as_transformers_reads_them() {
         assert_eq!(c.sliding_window, windows, "{arch}");
     }
     let c = open("mistral");
-    assert_eq!(c.model().config().head_dim, 16);
-    assert_eq!(c.model().config().model_type, CausalType::Mistral);
+    assert_eq!(c.model().unwrap().config().head_dim, 16);
+    assert_eq!(c.model().unwrap().config().model_type, CausalType::Mistral);
 }
 
 #[test]

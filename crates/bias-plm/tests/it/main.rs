@@ -16,6 +16,7 @@ mod model_parts;
 mod modernbert_variant;
 mod schroeder2024_neutral;
 mod scorer_parity;
+mod served;
 mod stereoset_scores;
 mod support;
 mod template_parity;

@@ -1,0 +1,336 @@
+//! The HTTP side of a served model: requests spread round-robin over the endpoints, a bounded
+//! number in flight, each retried with backoff after a transient failure, replies checked.
+
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::wire::{Completion, EchoRequest, LogProbs, ModelCard, ModelList};
+use super::ServedOptions;
+use crate::PlmError;
+
+/// The longest wait between two tries.
+const MAX_BACKOFF: Duration = Duration::from_secs(8);
+
+/// One prompt's echoed log-probabilities: `log_probs[i]` is `log P(ids[i] | ids[..i])` (0 at
+/// `i = 0`, which has none), `top_is_token[i]` whether `ids[i]` was the server's top-1 token.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Echoed {
+    pub(crate) log_probs: Vec<f64>,
+    pub(crate) top_is_token: Vec<bool>,
+}
+
+/// What went wrong with one attempt of a request.
+enum Failure {
+    /// Worth another attempt (429, 5xx, a time-out, a cut connection, a reply cut short).
+    Transient(String, Option<Duration>),
+    /// Another attempt would fail the same way.
+    Fatal(String),
+}
+
+/// A client of one model on the endpoints of an OpenAI-compatible server.
+#[derive(Debug)]
+pub(crate) struct Client {
+    agent: ureq::Agent,
+    endpoints: Vec<String>,
+    model: String,
+    api_key: Option<String>,
+    max_in_flight: usize,
+    prompts_per_request: usize,
+    retries: u32,
+    backoff: Duration,
+    next: AtomicUsize,
+}
+
+impl Client {
+    /// A client of `endpoints` (trailing `/` dropped) driven as `options` say.
+    ///
+    /// # Errors
+    /// [`PlmError::Served`] without an endpoint.
+    pub(crate) fn new(endpoints: &[String], options: &ServedOptions) -> Result<Self, PlmError> {
+        if endpoints.is_empty() {
+            return Err(PlmError::Served {
+                request: "connect".into(),
+                reason: "no endpoint given".into(),
+            });
+        }
+        let agent = ureq::AgentBuilder::new()
+            .timeout(options.timeout)
+            .max_idle_connections_per_host(options.max_in_flight.max(1))
+            .build();
+        Ok(Client {
+            agent,
+            endpoints: endpoints
+                .iter()
+                .map(|e| e.trim_end_matches('/').to_owned())
+                .collect(),
+            model: String::new(),
+            api_key: options.api_key.clone(),
+            max_in_flight: options.max_in_flight.max(1),
+            prompts_per_request: options.prompts_per_request.max(1),
+            retries: options.retries,
+            backoff: options.backoff,
+            next: AtomicUsize::new(0),
+        })
+    }
+
+    /// The same client, asking for `model`.
+    pub(crate) fn for_model(mut self, model: &str) -> Self {
+        model.clone_into(&mut self.model);
+        self
+    }
+
+    pub(crate) fn endpoints(&self) -> &[String] {
+        &self.endpoints
+    }
+
+    /// The models `endpoint` lists at `/models`.
+    ///
+    /// # Errors
+    /// [`PlmError::Served`] when it cannot be reached after the retries, or replies with
+    /// something else than a model list.
+    pub(crate) fn models(&self, endpoint: &str) -> Result<Vec<ModelCard>, PlmError> {
+        let what = format!("GET {endpoint}/models");
+        let list: ModelList = self.attempts(&what, Some(endpoint), |url| {
+            let request = self.authorised(self.agent.get(&format!("{url}/models")));
+            let text = read(request.call())?;
+            serde_json::from_str(&text)
+                .map_err(|e| Failure::Fatal(format!("not a model list ({e}): {}", excerpt(&text))))
+        })?;
+        Ok(list.data)
+    }
+
+    /// Every prompt's echoed log-probabilities, in order: requests of
+    /// `prompts_per_request` prompts, `max_in_flight` at a time.
+    ///
+    /// # Errors
+    /// [`PlmError::Served`] for the first request (in prompt order) that failed.
+    pub(crate) fn prompt_logprobs(&self, prompts: &[&[i64]]) -> Result<Vec<Echoed>, PlmError> {
+        let groups: Vec<&[&[i64]]> = prompts.chunks(self.prompts_per_request).collect();
+        let results: Mutex<Vec<Option<Vec<Echoed>>>> = Mutex::new(vec![None; groups.len()]);
+        let failed: Mutex<Option<(usize, PlmError)>> = Mutex::new(None);
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let workers = self.max_in_flight.min(groups.len());
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| loop {
+                    let g = next.fetch_add(1, Ordering::Relaxed);
+                    if g >= groups.len() || stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let first = g * self.prompts_per_request;
+                    match self.echo(groups[g], first, prompts.len()) {
+                        Ok(echoed) => lock(&results)[g] = Some(echoed),
+                        Err(e) => {
+                            stop.store(true, Ordering::Relaxed);
+                            let mut failed = lock(&failed);
+                            if failed.as_ref().is_none_or(|(i, _)| g < *i) {
+                                *failed = Some((g, e));
+                            }
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        if let Some((_, e)) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(e);
+        }
+        let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+        Ok(results.into_iter().flatten().flatten().collect())
+    }
+
+    /// One request: `prompts`, the prompts `first + 1 …` of `total`.
+    fn echo(
+        &self,
+        prompts: &[&[i64]],
+        first: usize,
+        total: usize,
+    ) -> Result<Vec<Echoed>, PlmError> {
+        let body = serde_json::to_string(&EchoRequest {
+            model: &self.model,
+            prompt: prompts,
+            echo: true,
+            logprobs: 1,
+            max_tokens: 1,
+            temperature: 0.0,
+        })
+        .map_err(|e| PlmError::Served {
+            request: "encoding a request".into(),
+            reason: e.to_string(),
+        })?;
+        let what = format!(
+            "POST /completions (prompts {}–{} of {total})",
+            first + 1,
+            first + prompts.len()
+        );
+        self.attempts(&what, None, |url| {
+            let request = self.authorised(self.agent.post(&format!("{url}/completions")));
+            let text = read(
+                request
+                    .set("Content-Type", "application/json")
+                    .send_string(&body),
+            )?;
+            let reply: Completion = serde_json::from_str(&text).map_err(|e| {
+                // A reply cut short is a transfer's failure; a whole one of another shape is not.
+                if e.is_eof() {
+                    Failure::Transient(format!("the reply was cut short ({e})"), None)
+                } else {
+                    Failure::Fatal(format!("not a completion ({e}): {}", excerpt(&text)))
+                }
+            })?;
+            echoed(reply, prompts).map_err(Failure::Fatal)
+        })
+    }
+
+    /// Runs `attempt` against `endpoint` (or the next endpoint, round-robin, for each try) until
+    /// it succeeds, fails for good, or has been retried `retries` times.
+    fn attempts<T>(
+        &self,
+        what: &str,
+        endpoint: Option<&str>,
+        attempt: impl Fn(&str) -> Result<T, Failure>,
+    ) -> Result<T, PlmError> {
+        let mut backoff = self.backoff;
+        let mut tries = 0;
+        loop {
+            let url = match endpoint {
+                Some(e) => e.to_owned(),
+                None => {
+                    let i = self.next.fetch_add(1, Ordering::Relaxed);
+                    self.endpoints[i % self.endpoints.len()].clone()
+                }
+            };
+            tries += 1;
+            let (reason, wait) = match attempt(&url) {
+                Ok(v) => return Ok(v),
+                Err(Failure::Fatal(reason)) => {
+                    return Err(PlmError::Served {
+                        request: format!("{what} to {url}"),
+                        reason,
+                    })
+                }
+                Err(Failure::Transient(reason, wait)) => (reason, wait),
+            };
+            if tries > self.retries {
+                return Err(PlmError::Served {
+                    request: format!("{what} to {url}"),
+                    reason: format!("{reason} (gave up after {tries} attempts)"),
+                });
+            }
+            std::thread::sleep(wait.unwrap_or(backoff).min(MAX_BACKOFF));
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+    }
+
+    fn authorised(&self, request: ureq::Request) -> ureq::Request {
+        match &self.api_key {
+            Some(key) => request.set("Authorization", &format!("Bearer {key}")),
+            None => request,
+        }
+    }
+}
+
+/// The body of a reply, or why there is none.
+fn read(reply: Result<ureq::Response, ureq::Error>) -> Result<String, Failure> {
+    match reply {
+        Ok(response) => {
+            let mut text = String::new();
+            response
+                .into_reader()
+                .read_to_string(&mut text)
+                .map_err(|e| Failure::Transient(format!("the reply was cut short ({e})"), None))?;
+            Ok(text)
+        }
+        Err(ureq::Error::Status(code, response)) => {
+            let wait = response
+                .header("Retry-After")
+                .and_then(|s| s.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(Duration::from_secs_f64);
+            let body = response.into_string().unwrap_or_default();
+            let reason = format!("HTTP {code}: {}", excerpt(&body));
+            if code == 429 || code >= 500 {
+                Err(Failure::Transient(reason, wait))
+            } else {
+                Err(Failure::Fatal(reason))
+            }
+        }
+        Err(ureq::Error::Transport(t)) => Err(Failure::Transient(t.to_string(), None)),
+    }
+}
+
+/// The prompts' echoed log-probabilities from `reply`, in prompt order.
+fn echoed(reply: Completion, prompts: &[&[i64]]) -> Result<Vec<Echoed>, String> {
+    if reply.choices.len() != prompts.len() {
+        return Err(format!(
+            "{} choices for {} prompts",
+            reply.choices.len(),
+            prompts.len()
+        ));
+    }
+    let mut out: Vec<Option<Echoed>> = vec![None; prompts.len()];
+    for choice in reply.choices {
+        let i = choice.index;
+        let Some(slot) = out.get_mut(i).filter(|s| s.is_none()) else {
+            return Err(format!("a choice index {i} out of range or repeated"));
+        };
+        let Some(lp) = choice.logprobs else {
+            return Err(format!(
+                "choice {i} has no logprobs: this server or endpoint cannot echo a prompt's \
+                 log-probabilities (a chat-only endpoint, or a hosted API without `echo`), so \
+                 it cannot score; serve the model with vLLM, SGLang, TGI or llama.cpp's server"
+            ));
+        };
+        *slot = Some(echo_of(&lp, prompts[i].len()).map_err(|e| format!("choice {i}: {e}"))?);
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// One prompt of `n` tokens from its `logprobs`.
+fn echo_of(lp: &LogProbs, n: usize) -> Result<Echoed, String> {
+    if lp.token_logprobs.len() < n || lp.tokens.len() < n {
+        return Err(format!(
+            "{} token log-probabilities for a prompt of {n} tokens (was it echoed?)",
+            lp.token_logprobs.len()
+        ));
+    }
+    let mut log_probs = vec![0.0; n];
+    let mut top_is_token = vec![false; n];
+    for t in 1..n {
+        log_probs[t] = match lp.token_logprobs[t] {
+            Some(v) if v.is_finite() => v,
+            other => return Err(format!("token {t} has log-probability {other:?}")),
+        };
+        let top = lp
+            .top_logprobs
+            .get(t)
+            .and_then(Option::as_ref)
+            .and_then(|m| {
+                m.iter()
+                    .max_by(|a, b| a.1.total_cmp(b.1))
+                    .map(|(token, _)| token)
+            });
+        top_is_token[t] = top == Some(&lp.tokens[t]);
+    }
+    Ok(Echoed {
+        log_probs,
+        top_is_token,
+    })
+}
+
+/// The first 200 characters of a reply, for an error message.
+fn excerpt(text: &str) -> String {
+    let cut: String = text.chars().take(200).collect();
+    if cut.len() < text.len() {
+        format!("{cut}…")
+    } else {
+        cut
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}

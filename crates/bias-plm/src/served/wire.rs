@@ -1,0 +1,59 @@
+//! The JSON of the OpenAI completions API that a served model's scoring reads and writes
+//! (`/v1/models`, `/v1/completions` with `echo` and `logprobs`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// `GET /v1/models`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ModelList {
+    pub(crate) data: Vec<ModelCard>,
+}
+
+/// One model of `/v1/models`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ModelCard {
+    pub(crate) id: String,
+    /// vLLM's window in tokens (absent on other servers).
+    #[serde(default)]
+    pub(crate) max_model_len: Option<usize>,
+}
+
+/// `POST /v1/completions` asking for the prompts' own log-probabilities.
+#[derive(Debug, Serialize)]
+pub(crate) struct EchoRequest<'a> {
+    pub(crate) model: &'a str,
+    /// Token ids, one list per prompt.
+    pub(crate) prompt: &'a [&'a [i64]],
+    pub(crate) echo: bool,
+    pub(crate) logprobs: u32,
+    pub(crate) max_tokens: u32,
+    pub(crate) temperature: f64,
+}
+
+/// The reply to an [`EchoRequest`].
+#[derive(Debug, Deserialize)]
+pub(crate) struct Completion {
+    pub(crate) choices: Vec<Choice>,
+}
+
+/// One prompt's completion.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Choice {
+    pub(crate) index: usize,
+    #[serde(default)]
+    pub(crate) logprobs: Option<LogProbs>,
+}
+
+/// The legacy completions `logprobs` object: per token, its text, its log-probability (`null`
+/// for the first prompt token) and the top tokens at its position.
+#[derive(Debug, Deserialize)]
+pub(crate) struct LogProbs {
+    #[serde(default)]
+    pub(crate) tokens: Vec<String>,
+    #[serde(default)]
+    pub(crate) token_logprobs: Vec<Option<f64>>,
+    #[serde(default)]
+    pub(crate) top_logprobs: Vec<Option<BTreeMap<String, f64>>>,
+}

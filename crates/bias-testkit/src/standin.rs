@@ -1,0 +1,235 @@
+//! A stand-in for an OpenAI-compatible server on 127.0.0.1, for the served-model client's
+//! tests: `/v1/models` and `/v1/completions` with `echo` and `logprobs`, whose log-probabilities
+//! come from [`fake_logprob`] (a hand formula the tests can recompute), and which injects faults
+//! into chosen requests.
+//!
+//! Its thread stops when the [`StandIn`] is dropped.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// What the stand-in does with one `/v1/completions` request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fault {
+    /// Replies 429 with `Retry-After: 0`.
+    TooMany,
+    /// Replies 500.
+    ServerError,
+    /// Closes the connection without a reply.
+    Cut,
+    /// Sends the first half of the reply's JSON and closes.
+    Truncated,
+    /// Replies with every choice's `logprobs` null (a chat-only or non-echoing server).
+    NoLogprobs,
+    /// Waits this long, then replies normally.
+    Slow(Duration),
+}
+
+/// `log P(token | previous token)` at `position` as the stand-in serves it: a multiple of 1/16
+/// in [−6.125, −0.0625], so sums are exact.
+pub fn fake_logprob(previous: i64, token: i64, position: usize) -> f64 {
+    -(((previous * 31 + token * 7 + position as i64).rem_euclid(97)) as f64 + 1.0) / 16.0
+}
+
+/// Whether the stand-in lists `token` as its top-1 token.
+pub fn fake_is_top(token: i64) -> bool {
+    token % 3 == 0
+}
+
+/// A running stand-in server.
+#[derive(Debug)]
+pub struct StandIn {
+    /// `http://127.0.0.1:PORT/v1`.
+    pub url: String,
+    /// `/v1/completions` requests received (faulty ones included).
+    pub completions: Arc<AtomicUsize>,
+    /// The prompts of every request answered normally, in arrival order.
+    pub answered: Arc<Mutex<Vec<Vec<i64>>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl StandIn {
+    /// A stand-in serving `model` (with `max_model_len`), injecting `faults[i]` into the
+    /// `i`-th completions request (0-based; later requests are answered normally).
+    pub fn start(model: &str, max_model_len: usize, faults: Vec<Option<Fault>>) -> StandIn {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        listener
+            .set_nonblocking(true)
+            .expect("non-blocking listener");
+        let url = format!("http://{}/v1", listener.local_addr().expect("address"));
+        let stop = Arc::new(AtomicBool::new(false));
+        let completions = Arc::new(AtomicUsize::new(0));
+        let answered = Arc::new(Mutex::new(Vec::new()));
+        let server = Server {
+            model: model.to_owned(),
+            max_model_len,
+            faults: Arc::new(faults),
+            completions: completions.clone(),
+            answered: answered.clone(),
+        };
+        let stopping = stop.clone();
+        std::thread::spawn(move || {
+            while !stopping.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let server = server.clone();
+                        std::thread::spawn(move || server.handle(stream));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        StandIn {
+            url,
+            completions,
+            answered,
+            stop,
+        }
+    }
+}
+
+impl Drop for StandIn {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Server {
+    model: String,
+    max_model_len: usize,
+    faults: Arc<Vec<Option<Fault>>>,
+    completions: Arc<AtomicUsize>,
+    answered: Arc<Mutex<Vec<Vec<i64>>>>,
+}
+
+impl Server {
+    fn handle(&self, stream: TcpStream) {
+        let _ = stream.set_nonblocking(false);
+        let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
+        let mut first = String::new();
+        if reader.read_line(&mut first).is_err() {
+            return;
+        }
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).is_err() || line == "\r\n" || line.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = line.split_once(':') {
+                if k.eq_ignore_ascii_case("content-length") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+        }
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        let mut out = stream;
+        if first.starts_with("GET /v1/models") {
+            let list = json!({"object": "list", "data": [
+                {"id": self.model, "object": "model", "max_model_len": self.max_model_len}]});
+            reply(&mut out, 200, &list.to_string());
+            return;
+        }
+        if !first.starts_with("POST /v1/completions") {
+            reply(&mut out, 404, r#"{"error": "not found"}"#);
+            return;
+        }
+        let n = self.completions.fetch_add(1, Ordering::SeqCst);
+        let fault = self.faults.get(n).copied().flatten();
+        let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let prompts: Vec<Vec<i64>> = request["prompt"]
+            .as_array()
+            .map(|ps| {
+                ps.iter()
+                    .map(|p| {
+                        p.as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(Value::as_i64)
+                            .collect()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        match fault {
+            Some(Fault::TooMany) => return reply_with(&mut out, 429, "Retry-After: 0\r\n", "{}"),
+            Some(Fault::ServerError) => return reply(&mut out, 500, r#"{"error": "boom"}"#),
+            Some(Fault::Cut) => return,
+            Some(Fault::Slow(d)) => std::thread::sleep(d),
+            _ => {}
+        }
+        let no_logprobs = fault == Some(Fault::NoLogprobs);
+        let choices: Vec<Value> = prompts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| choice(i, p, no_logprobs))
+            .collect();
+        let text = json!({"object": "text_completion", "model": self.model, "choices": choices})
+            .to_string();
+        if fault == Some(Fault::Truncated) {
+            let half = &text[..text.len() / 2];
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n",
+                text.len()
+            );
+            let _ = out.write_all(head.as_bytes());
+            let _ = out.write_all(half.as_bytes());
+            return;
+        }
+        if fault.is_none() {
+            let mut answered = self.answered.lock().unwrap_or_else(|p| p.into_inner());
+            answered.extend(prompts.iter().cloned());
+        }
+        reply(&mut out, 200, &text);
+    }
+}
+
+/// One prompt's echoed choice: token texts `id:N`, [`fake_logprob`] per token (null first),
+/// the top token the token itself where [`fake_is_top`], and one generated token.
+fn choice(index: usize, prompt: &[i64], no_logprobs: bool) -> Value {
+    if no_logprobs {
+        return json!({"index": index, "text": "", "logprobs": null, "finish_reason": "length"});
+    }
+    let mut tokens: Vec<String> = prompt.iter().map(|t| format!("id:{t}")).collect();
+    let mut logprobs: Vec<Value> = vec![Value::Null];
+    let mut top: Vec<Value> = vec![Value::Null];
+    for i in 1..prompt.len() {
+        let lp = fake_logprob(prompt[i - 1], prompt[i], i);
+        logprobs.push(json!(lp));
+        let best = if fake_is_top(prompt[i]) {
+            format!("id:{}", prompt[i])
+        } else {
+            "id:-1".to_owned()
+        };
+        top.push(json!({ best: -0.01 }));
+    }
+    // The one generated token, which a scorer drops.
+    tokens.push("id:7".into());
+    logprobs.push(json!(-1.0));
+    top.push(json!({"id:7": -1.0}));
+    json!({"index": index, "text": "", "finish_reason": "length",
+           "logprobs": {"tokens": tokens, "token_logprobs": logprobs, "top_logprobs": top}})
+}
+
+fn reply(out: &mut TcpStream, status: u16, body: &str) {
+    reply_with(out, status, "", body);
+}
+
+fn reply_with(out: &mut TcpStream, status: u16, headers: &str, body: &str) {
+    let text = format!(
+        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+         Connection: close\r\n{headers}\r\n{body}",
+        body.len()
+    );
+    let _ = out.write_all(text.as_bytes());
+}
