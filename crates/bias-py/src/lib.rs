@@ -223,10 +223,24 @@ fn kind_of(dtype: &str) -> PyResult<Kind> {
         .map_err(|e| bias_error(&e))
 }
 
-/// Opens `model` (a folder, a LoRA adapter folder or a Hugging Face id in the cache), named
-/// `name` or after the id or folder.
-fn open(model: &str, device: &str, dtype: &str, name: Option<&str>) -> PyResult<LanguageModel> {
-    let lm = LanguageModel::open_spec(model, device_of(device)?, kind_of(dtype)?)
+/// Opens `model` (a folder, a LoRA adapter folder, a Hugging Face id in the cache, or the
+/// endpoints `http://HOST:PORT/v1[,…]` of a served model whose `tokenizer` folder or id is
+/// given), named `name` or after the id, folder or served name.
+pub(crate) fn open(
+    model: &str,
+    device: &str,
+    dtype: &str,
+    name: Option<&str>,
+    tokenizer: Option<&str>,
+) -> PyResult<LanguageModel> {
+    let served = match tokenizer {
+        Some(t) => {
+            let dir = bias_plm::resolve_model(t).map_err(|e| bias_error(&e))?.dir;
+            Some(bias_plm::ServedOptions::new(dir))
+        }
+        None => None,
+    };
+    let lm = LanguageModel::open_any(model, device_of(device)?, kind_of(dtype)?, served.as_ref())
         .map_err(|e| bias_error(&e))?;
     Ok(match name {
         Some(n) => lm.with_name(n),
@@ -251,7 +265,7 @@ fn device_of(device: &str) -> PyResult<DeviceSpec> {
 #[pyfunction]
 #[pyo3(signature = (model, *, dataset=None, pairs=None, pairs_name="pairs", scorers=None,
     limit=None, data_dir="data", device="auto", dtype="f32", batch_size=64, batch_tokens=8192,
-    chunk=64, out=None, model_name=None, progress=None))]
+    chunk=64, out=None, model_name=None, progress=None, tokenizer=None))]
 #[allow(clippy::too_many_arguments)]
 fn score<'py>(
     py: Python<'py>,
@@ -270,9 +284,10 @@ fn score<'py>(
     out: Option<PathBuf>,
     model_name: Option<&str>,
     progress: Option<Bound<'py, PyAny>>,
+    tokenizer: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (label, pairs) = data(dataset, pairs, pairs_name, limit, data_dir)?;
-    let lm = open(model, device, dtype, model_name)?;
+    let lm = open(model, device, dtype, model_name, tokenizer)?;
     let run = Run {
         scorers,
         batch_size,

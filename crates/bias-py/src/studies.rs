@@ -80,7 +80,7 @@ pub(crate) fn reproduce<'py>(
     let options = ScoringOptions::default().with_conventions(paper.scoring_conventions());
     let mut studied = Vec::new();
     for m in &models {
-        let lm = open(m, device, dtype, None)?;
+        let lm = open(m, device, dtype, None, None)?;
         studied.push(StudiedLm::new(lm).with_options(options));
     }
     let places = Places {

@@ -26,8 +26,14 @@ struct TaskRun {
 }
 
 impl TaskRun {
-    fn open(model: &str, device: &str, dtype: &str, out: Option<PathBuf>) -> PyResult<Self> {
-        let lm = open(model, device, dtype, None)?;
+    fn open(
+        model: &str,
+        tokenizer: Option<&str>,
+        device: &str,
+        dtype: &str,
+        out: Option<PathBuf>,
+    ) -> PyResult<Self> {
+        let lm = open(model, device, dtype, None, tokenizer)?;
         let dir = lm.dir().to_path_buf();
         let (device, kind) = (device_of(device)?, kind_of(dtype)?);
         if let Some(dir) = &out {
@@ -143,7 +149,7 @@ fn callback_result(failed: std::cell::RefCell<Option<PyErr>>) -> PyResult<()> {
 /// scores, over `categories` (default: all eleven), the first `per_category` of each.
 #[pyfunction]
 #[pyo3(signature = (model, data_dir=PathBuf::from("data"), categories=None, per_category=None,
-    device="auto", dtype="f32", out=None, chunk=64, progress=None))]
+    device="auto", dtype="f32", out=None, chunk=64, progress=None, tokenizer=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn bbq(
     model: &str,
@@ -155,6 +161,7 @@ pub(crate) fn bbq(
     out: Option<PathBuf>,
     chunk: usize,
     progress: Option<Bound<'_, PyAny>>,
+    tokenizer: Option<&str>,
 ) -> PyResult<String> {
     let categories: Vec<BbqCategory> = match categories {
         None => BbqCategory::ALL.to_vec(),
@@ -165,7 +172,7 @@ pub(crate) fn bbq(
     };
     let examples = bias_data::bbq::read_bbq_sample(&data_dir, &categories, per_category)
         .map_err(|e| bias_error(&e))?;
-    let mut run = TaskRun::open(model, device, dtype, out)?;
+    let mut run = TaskRun::open(model, tokenizer, device, dtype, out)?;
     let (name, result) =
         run.causal_choices("bbq", chunk, &progress, |scorer, log, options, report| {
             bias_tasks::run_bbq(scorer, &examples, log, options, report)
@@ -177,7 +184,8 @@ pub(crate) fn bbq(
 /// Winogender with a causal LM: lm-evaluation-harness's `winogender_*` accuracies.
 #[pyfunction]
 #[pyo3(signature = (model, data_dir=PathBuf::from("data"), device="auto", dtype="f32", out=None,
-    chunk=64, progress=None))]
+    chunk=64, progress=None, tokenizer=None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn winogender(
     model: &str,
     data_dir: PathBuf,
@@ -186,11 +194,12 @@ pub(crate) fn winogender(
     out: Option<PathBuf>,
     chunk: usize,
     progress: Option<Bound<'_, PyAny>>,
+    tokenizer: Option<&str>,
 ) -> PyResult<String> {
     let set =
         bias_data::winogender::read_winogender_dir(bias_data::layout::winogender_dir(&data_dir))
             .map_err(|e| bias_error(&e))?;
-    let mut run = TaskRun::open(model, device, dtype, out)?;
+    let mut run = TaskRun::open(model, tokenizer, device, dtype, out)?;
     let (name, accuracies) = run.causal_choices(
         "winogender",
         chunk,
@@ -209,7 +218,8 @@ pub(crate) fn winogender(
 /// (`conditional`, `next-sentence-head`).
 #[pyfunction]
 #[pyo3(signature = (model, split="dev", data_dir=PathBuf::from("data"), limit=None,
-    intersentence="auto", device="auto", dtype="f32", out=None, chunk=64, progress=None))]
+    intersentence="auto", device="auto", dtype="f32", out=None, chunk=64, progress=None,
+    tokenizer=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn stereoset(
     model: &str,
@@ -222,11 +232,12 @@ pub(crate) fn stereoset(
     out: Option<PathBuf>,
     chunk: usize,
     progress: Option<Bound<'_, PyAny>>,
+    tokenizer: Option<&str>,
 ) -> PyResult<String> {
     let split: StereoSetSplit = split.parse().map_err(|e| bias_error(&e))?;
     let set = bias_data::stereoset::read_stereoset_path(split.path(&data_dir))
         .map_err(|e| bias_error(&e))?;
-    let mut run = TaskRun::open(model, device, dtype, out)?;
+    let mut run = TaskRun::open(model, tokenizer, device, dtype, out)?;
     let intersentence = IntersentenceChoice::parse_choice(intersentence)
         .map_err(|e| bias_error(&e))?
         .resolve(|| bias_plm::has_next_sentence_head(&run.dir).map_err(|e| bias_error(&e)))?;

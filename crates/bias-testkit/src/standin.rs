@@ -206,12 +206,12 @@ fn choice(index: usize, prompt: &[i64], no_logprobs: bool) -> Value {
     for i in 1..prompt.len() {
         let lp = fake_logprob(prompt[i - 1], prompt[i], i);
         logprobs.push(json!(lp));
-        let best = if fake_is_top(prompt[i]) {
-            format!("id:{}", prompt[i])
+        // The top-1 token and its log-probability: the token itself, or a likelier other one.
+        if fake_is_top(prompt[i]) {
+            top.push(json!({ format!("id:{}", prompt[i]): lp }));
         } else {
-            "id:-1".to_owned()
-        };
-        top.push(json!({ best: -0.01 }));
+            top.push(json!({ "id:-1": lp + 0.5, format!("id:{}", prompt[i]): lp }));
+        }
     }
     // The one generated token, which a scorer drops.
     tokens.push("id:7".into());

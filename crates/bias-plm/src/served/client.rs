@@ -14,7 +14,8 @@ use crate::PlmError;
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
 
 /// One prompt's echoed log-probabilities: `log_probs[i]` is `log P(ids[i] | ids[..i])` (0 at
-/// `i = 0`, which has none), `top_is_token[i]` whether `ids[i]` was the server's top-1 token.
+/// `i = 0`, which has none), `top_is_token[i]` whether `ids[i]` was the server's top-1 token
+/// (its log-probability the largest the server lists there, lm-eval's `is_greedy` test).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Echoed {
     pub(crate) log_probs: Vec<f64>,
@@ -291,7 +292,7 @@ fn echoed(reply: Completion, prompts: &[&[i64]]) -> Result<Vec<Echoed>, String> 
 
 /// One prompt of `n` tokens from its `logprobs`.
 fn echo_of(lp: &LogProbs, n: usize) -> Result<Echoed, String> {
-    if lp.token_logprobs.len() < n || lp.tokens.len() < n {
+    if lp.token_logprobs.len() < n {
         return Err(format!(
             "{} token log-probabilities for a prompt of {n} tokens (was it echoed?)",
             lp.token_logprobs.len()
@@ -304,16 +305,9 @@ fn echo_of(lp: &LogProbs, n: usize) -> Result<Echoed, String> {
             Some(v) if v.is_finite() => v,
             other => return Err(format!("token {t} has log-probability {other:?}")),
         };
-        let top = lp
-            .top_logprobs
-            .get(t)
-            .and_then(Option::as_ref)
-            .and_then(|m| {
-                m.iter()
-                    .max_by(|a, b| a.1.total_cmp(b.1))
-                    .map(|(token, _)| token)
-            });
-        top_is_token[t] = top == Some(&lp.tokens[t]);
+        let top = lp.top_logprobs.get(t).and_then(Option::as_ref);
+        let best = top.and_then(|m| m.values().copied().max_by(f64::total_cmp));
+        top_is_token[t] = best == Some(log_probs[t]);
     }
     Ok(Echoed {
         log_probs,

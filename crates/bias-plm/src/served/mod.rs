@@ -6,8 +6,8 @@
 //! would), with `echo: true`, `logprobs: 1` and `max_tokens: 1`, as lm-evaluation-harness's
 //! `local-completions` model sends its `loglikelihood` requests; the prompt's own
 //! `token_logprobs` are read back (the one generated token is dropped), the first token being
-//! context only. A continuation's greedy flag compares each echoed token with the top-1 token
-//! the server lists at its position, as `local-completions` does.
+//! context only. A continuation's greedy flag asks of each token whether its log-probability is
+//! the largest the server lists at its position, as `local-completions` does.
 //!
 //! A server that cannot echo the prompt's log-probabilities (a chat-only endpoint, a hosted API
 //! without `echo`) cannot score: the run stops with [`crate::PlmError::Served`] naming the

@@ -46,12 +46,10 @@ pub(crate) struct Choice {
     pub(crate) logprobs: Option<LogProbs>,
 }
 
-/// The legacy completions `logprobs` object: per token, its text, its log-probability (`null`
-/// for the first prompt token) and the top tokens at its position.
+/// The legacy completions `logprobs` object: per token its log-probability (`null` for the first
+/// prompt token) and the top tokens at its position (their texts are not read).
 #[derive(Debug, Deserialize)]
 pub(crate) struct LogProbs {
-    #[serde(default)]
-    pub(crate) tokens: Vec<String>,
     #[serde(default)]
     pub(crate) token_logprobs: Vec<Option<f64>>,
     #[serde(default)]

@@ -115,12 +115,14 @@ class _Progress:
 
 def score(model, dataset=None, *, pairs=None, scorers=None, limit=None, data_dir="data",
           device="auto", dtype="f32", batch_size=64, batch_tokens=8192, chunk=64, out=None,
-          model_name=None, progress=True):
+          model_name=None, progress=True, tokenizer=None):
     """Scores a data set with a language model into a score table (a pandas DataFrame with the
     columns of ``bias score``'s CSV: pair_id, dataset, bias_type, direction, stereo, anti,
     score_stereo, score_anti, scorer, model, tokens_stereo, tokens_anti, group_id).
 
-    model: a model folder, a LoRA adapter folder, or a Hugging Face id ``org/name[@revision]``.
+    model: a model folder, a LoRA adapter folder, a Hugging Face id ``org/name[@revision]``, or
+        the endpoint ``http://HOST:PORT/v1`` (comma-separated replicas) of a model served by an
+        OpenAI-compatible engine (vLLM, SGLang), with its ``tokenizer`` (a folder or id).
     dataset: ``crows-pairs``, ``stereoset``, ``stereoset-test``, ``winobias-type1-dev``, ... (as
         laid out under ``data_dir``) or a pair file; or give ``pairs``, a DataFrame with columns
         ``stereo``, ``anti`` and optionally ``id``, ``bias_type``, ``direction``.
@@ -137,10 +139,14 @@ def score(model, dataset=None, *, pairs=None, scorers=None, limit=None, data_dir
             pairs=None if pairs is None else _columns(pairs), scorers=scorers, limit=limit,
             data_dir=str(data_dir), device=device, dtype=dtype, batch_size=batch_size,
             batch_tokens=batch_tokens, chunk=chunk, out=None if out is None else str(out),
-            model_name=model_name, progress=bar)
+            model_name=model_name, progress=bar, tokenizer=_path(tokenizer))
     finally:
         bar.close()
     return _frame(columns)
+
+
+def _path(p):
+    return None if p is None else str(p)
 
 
 def _special_tokens(tokenizer):
@@ -300,29 +306,30 @@ def _task(run, progress):
 
 
 def bbq(model, data_dir="data", categories=None, per_category=None, device="auto", dtype="f32",
-        out=None, chunk=64, progress=True):
+        out=None, chunk=64, progress=True, tokenizer=None):
     """BBQ (Parrish et al. 2022) with a causal LM, as ``bias task bbq --json``:
     lm-evaluation-harness's ``bbq`` accuracies and the BBQ authors' bias scores, with intervals.
-    ``out`` (a folder) makes the run resumable."""
+    ``out`` (a folder) makes the run resumable; a served model (``http://HOST:PORT/v1``) takes
+    its ``tokenizer``, as in :func:`score`."""
     return _task(lambda bar: _native.bbq(
         str(model), str(data_dir), categories, per_category, device, dtype,
-        None if out is None else str(out), chunk, bar), progress)
+        None if out is None else str(out), chunk, bar, _path(tokenizer)), progress)
 
 
 def winogender(model, data_dir="data", device="auto", dtype="f32", out=None, chunk=64,
-               progress=True):
+               progress=True, tokenizer=None):
     """Winogender (Rudinger et al. 2018) with a causal LM: lm-evaluation-harness's
     ``winogender_*`` accuracies, as ``bias task winogender --json``."""
     return _task(lambda bar: _native.winogender(
-        str(model), str(data_dir), device, dtype, None if out is None else str(out), chunk, bar),
-        progress)
+        str(model), str(data_dir), device, dtype, None if out is None else str(out), chunk, bar,
+        _path(tokenizer)), progress)
 
 
 def stereoset(model, split="dev", data_dir="data", limit=None, intersentence="auto",
-              device="auto", dtype="f32", out=None, chunk=64, progress=True):
+              device="auto", dtype="f32", out=None, chunk=64, progress=True, tokenizer=None):
     """StereoSet in full (Nadeem et al. 2021): SS, LMS and ICAT of the intrasentence and
     intersentence tasks, per domain and overall, with intervals, as ``bias task stereoset
     --json``; BERT's next-sentence head for the intersentence task when the checkpoint has it."""
     return _task(lambda bar: _native.stereoset(
         str(model), split, str(data_dir), limit, intersentence, device, dtype,
-        None if out is None else str(out), chunk, bar), progress)
+        None if out is None else str(out), chunk, bar, _path(tokenizer)), progress)

@@ -25,6 +25,7 @@ def score(
     out: Optional[Union[str, PathLike]] = None,
     model_name: Optional[str] = None,
     progress: bool = True,
+    tokenizer: Optional[Union[str, PathLike]] = None,
 ) -> pd.DataFrame: ...
 def measures(
     table: pd.DataFrame,
@@ -81,6 +82,7 @@ def bbq(
     out: Optional[Union[str, PathLike]] = None,
     chunk: int = 64,
     progress: bool = True,
+    tokenizer: Optional[Union[str, PathLike]] = None,
 ) -> Dict[str, Any]: ...
 def winogender(
     model: Union[str, PathLike],
@@ -90,6 +92,7 @@ def winogender(
     out: Optional[Union[str, PathLike]] = None,
     chunk: int = 64,
     progress: bool = True,
+    tokenizer: Optional[Union[str, PathLike]] = None,
 ) -> Dict[str, Any]: ...
 def stereoset(
     model: Union[str, PathLike],
@@ -102,6 +105,7 @@ def stereoset(
     out: Optional[Union[str, PathLike]] = None,
     chunk: int = 64,
     progress: bool = True,
+    tokenizer: Optional[Union[str, PathLike]] = None,
 ) -> Dict[str, Any]: ...
 def score_model(
     model: Any,

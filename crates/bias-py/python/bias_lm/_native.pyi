@@ -25,6 +25,7 @@ def score(
     out: Optional[str] = None,
     model_name: Optional[str] = None,
     progress: Optional[Callable[[int, int], None]] = None,
+    tokenizer: Optional[str] = None,
 ) -> Dict[str, List[Any]]: ...
 def measures(
     table: Dict[str, List[Any]],
@@ -77,17 +78,20 @@ def bbq(
     per_category: Optional[int] = None, device: str = "auto", dtype: str = "f32",
     out: Optional[str] = None, chunk: int = 64,
     progress: Optional[Callable[[int, int], None]] = None,
+    tokenizer: Optional[str] = None,
 ) -> str: ...
 def winogender(
     model: str, data_dir: str = "data", device: str = "auto", dtype: str = "f32",
     out: Optional[str] = None, chunk: int = 64,
     progress: Optional[Callable[[int, int], None]] = None,
+    tokenizer: Optional[str] = None,
 ) -> str: ...
 def stereoset(
     model: str, split: str = "dev", data_dir: str = "data", limit: Optional[int] = None,
     intersentence: str = "auto", device: str = "auto", dtype: str = "f32",
     out: Optional[str] = None, chunk: int = 64,
     progress: Optional[Callable[[int, int], None]] = None,
+    tokenizer: Optional[str] = None,
 ) -> str: ...
 def score_parts(
     name: str,
