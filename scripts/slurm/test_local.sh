@@ -4,7 +4,9 @@
 #   1. a 3-task array of scripts/slurm/score_array.sbatch plus a dependent merge.sbatch gives the
 #      unsharded `bias score` table byte for byte;
 #   2. the same with a task requeued while it runs (it resumes after its last complete chunk);
-#   3. each task's job log (a file, not a terminal) holds progress lines.
+#   3. each task's job log (a file, not a terminal) holds progress lines;
+#   4. with a served model (a stand-in server on 127.0.0.1), the array's tasks share its endpoint
+#      and the merge again equals the unsharded run.
 #
 # Usage: scripts/slurm/test_local.sh [BIAS_BINARY]   (default target/debug/bias)
 # Without slurmctld/slurmd/munged it prints SKIPPED and exits 0, unless BIAS_REQUIRE_SLURM=1.
@@ -122,6 +124,7 @@ flags=(--data-dir "$data" --scorers aul,cps)
 "$bias" score --model "$model" --dataset crows-pairs --chunk 16 --device cpu --threads 1 \
   "${flags[@]}" \
   --out "$dir/work/unsharded.csv" >/dev/null 2>&1 || fail "the unsharded run failed"
+reference=$dir/work/unsharded.csv
 
 wait_for() { # JOB_ID: until it has left the queue
   for _ in $(seq 600); do
@@ -151,7 +154,7 @@ run_array() { # OUT [requeue]: a 3-task array and its dependent merge into OUT/s
   wait_for "$array"
   wait_for "$merge"
   [ -s "$out/scores.csv" ] || fail "no merged table in $out"
-  cmp "$out/scores.csv" "$dir/work/unsharded.csv" || fail "$out/scores.csv differs from the unsharded table"
+  cmp "$out/scores.csv" "$reference" || fail "$out/scores.csv differs from $reference"
   echo "$array"
 }
 
@@ -167,4 +170,17 @@ log="$dir/work/requeued/slurm-${array}_2.out"
 grep -Eq '\(([1-9][0-9]*) resumed\)' "$log" || fail "the requeued task did not resume: $(cat "$log")"
 echo "slurm test: the requeued task resumed: $(grep -E 'resumed\)' "$log")"
 echo "slurm test: with a task requeued mid-run, the same table"
+# 4. A served model: the array's tasks share one endpoint (scripts/standin_server.py, an
+# OpenAI-compatible stand-in on 127.0.0.1), and the merge equals the unsharded served run.
+python3 scripts/standin_server.py "$dir/standin.url" &
+pids+=("$!")
+for _ in $(seq 100); do [ -s "$dir/standin.url" ] && break; sleep 0.1; done
+[ -s "$dir/standin.url" ] || fail "the stand-in server did not start"
+model=$(cat "$dir/standin.url")
+flags=(--data-dir "$data" --tokenizer "$(realpath fixtures/models/llama)" --max-in-flight 2)
+"$bias" score --model "$model" --dataset crows-pairs --chunk 16 "${flags[@]}" \
+  --out "$dir/work/unsharded-served.csv" >/dev/null 2>&1 || fail "the unsharded served run failed"
+reference=$dir/work/unsharded-served.csv
+run_array "$dir/work/served" >/dev/null
+echo "slurm test: 3 array tasks sharing one served endpoint merge into the unsharded table"
 echo "slurm test: ok"

@@ -129,6 +129,18 @@ impl LanguageModel {
         }
     }
 
+    /// For a served model, keeps its answers in the request log at `path` and reuses them
+    /// ([`CausalLm::log_requests`]: `Some` with the prompts the log held); `None` otherwise.
+    ///
+    /// # Errors
+    /// Those of [`crate::ServedModel::log_requests`].
+    pub fn log_requests(&mut self, path: &Path) -> Result<Option<usize>, PlmError> {
+        match self {
+            LanguageModel::Masked(_) => Ok(None),
+            LanguageModel::Causal(m) => m.log_requests(path),
+        }
+    }
+
     /// The causal LM served at `endpoints` ([`CausalLm::serve`]).
     ///
     /// # Errors

@@ -168,7 +168,8 @@ impl From<&Accuracy> for AccuracyJson {
 /// every scorer, overall and per bias type, and each scorer's token-prediction accuracy
 /// (kaneko2022 §4.2).
 pub fn run(args: &EvaluateArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let lm = args.score.model.open()?;
+    let mut lm = args.score.model.open()?;
+    crate::commands::score::log_requests(&mut lm, &args.score.out)?;
     let scored = score_with(&args.score, &lm)?;
     let path = &args.score.out;
     let stereoset = if scored.dataset == "stereoset" && args.score.shard.is_none() {

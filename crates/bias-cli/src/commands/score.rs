@@ -45,7 +45,24 @@ pub struct Scored {
 
 /// Scores the data set of `args` into `args.out`.
 pub fn score(args: &ScoreArgs) -> Result<Scored, CliError> {
-    score_with(args, &args.model.open()?)
+    let mut lm = args.model.open()?;
+    log_requests(&mut lm, &args.out)?;
+    score_with(args, &lm)
+}
+
+/// A served model's request log beside the score table (`OUT.requests.jsonl`): its answers are
+/// kept, and a rerun asks the server only for the prompts the log lacks.
+pub fn log_requests(lm: &mut LanguageModel, out: &Path) -> Result<(), CliError> {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".requests.jsonl");
+    let path = std::path::PathBuf::from(name);
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| bias_core::CoreError::io(parent, e))?;
+    }
+    if let Some(held) = lm.log_requests(&path)?.filter(|&n| n > 0) {
+        eprintln!("{}: {held} prompts already answered", path.display());
+    }
+    Ok(())
 }
 
 /// Scores the data set of `args` into `args.out` with the model `lm` (opened from `args`).

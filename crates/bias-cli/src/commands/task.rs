@@ -109,10 +109,11 @@ pub struct BbqArgs {
 impl TaskArgs {
     /// The causal LM of `--model`; any other (a masked LM) is a usage error naming its type, rather than
     /// the causal loader's list of every supported type.
-    fn open(&self) -> Result<CausalLm, CliError> {
-        let lm = self
+    fn open(&self, task: &str) -> Result<CausalLm, CliError> {
+        let mut lm = self
             .device
             .open_any(&self.model, self.model_name.as_deref())?;
+        self.log_requests(&mut lm, task)?;
         let model_type = lm.model_type().to_owned();
         match lm {
             bias_plm::LanguageModel::Causal(lm) => Ok(lm),
@@ -133,6 +134,25 @@ impl TaskArgs {
     }
 
     /// The log file and the run it records, when `--out` is given.
+    /// A served model's request log in `--out` (`TASK.requests.jsonl`, a shard's
+    /// `TASK.requests.shard-I-of-N.jsonl`): its answers are kept and a rerun asks only for
+    /// the rest.
+    fn log_requests(&self, lm: &mut bias_plm::LanguageModel, task: &str) -> Result<(), CliError> {
+        let Some(dir) = &self.out else {
+            return Ok(());
+        };
+        let name = match self.shard {
+            Some(s) => format!("{task}.requests.shard-{}-of-{}.jsonl", s.index(), s.count()),
+            None => format!("{task}.requests.jsonl"),
+        };
+        std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
+        let path = dir.join(name);
+        if let Some(held) = lm.log_requests(&path)?.filter(|&n| n > 0) {
+            eprintln!("{}: {held} prompts already answered", path.display());
+        }
+        Ok(())
+    }
+
     fn log(
         &self,
         task: &str,
@@ -248,7 +268,7 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
     };
     let t = &args.task;
     let examples = bias_data::bbq::read_bbq_sample(&t.data_dir, &categories, args.per_category)?;
-    let lm = t.open()?;
+    let lm = t.open("bbq")?;
     let mut scorer = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
     let log = t.log("bbq", lm.name(), lm.digest()?)?;
     let docs = examples
@@ -277,7 +297,7 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
 fn winogender(t: &TaskArgs) -> Result<(), CliError> {
     let set =
         bias_data::winogender::read_winogender_dir(bias_data::layout::winogender_dir(&t.data_dir))?;
-    let lm = t.open()?;
+    let lm = t.open("winogender")?;
     let mut scorer = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
     let log = t.log("winogender", lm.name(), lm.digest()?)?;
     if t.shard_or_gather(log.as_ref(), &wg::requests(&set), &mut scorer)? {
@@ -296,10 +316,11 @@ fn winogender(t: &TaskArgs) -> Result<(), CliError> {
 fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     let t = &args.task;
     let set = bias_data::stereoset::read_stereoset_path(args.split.path(&t.data_dir))?;
-    let lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
+    let mut lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
+    t.log_requests(&mut lm, &bias_tasks::StereoSetReport::log_task(args.split))?;
+    // The folder the model was opened from (a served model's tokenizer folder).
     let intersentence = args.intersentence.resolve(|| -> Result<bool, CliError> {
-        let folder = crate::model_args::resolve_model(&t.model)?.0;
-        Ok(bias_plm::has_next_sentence_head(folder)?)
+        Ok(bias_plm::has_next_sentence_head(lm.dir())?)
     })?;
     let head = match intersentence {
         Intersentence::NextSentenceHead => Some(t.device.open_next_sentence(&t.model)?),

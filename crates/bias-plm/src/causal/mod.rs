@@ -367,6 +367,18 @@ impl CausalLm {
         &self.backend
     }
 
+    /// For a served model, [`crate::ServedModel::log_requests`] at `path` (`Some` with the
+    /// prompts the log held); `None` for a local model, which asks no server.
+    ///
+    /// # Errors
+    /// Those of [`crate::ServedModel::log_requests`].
+    pub fn log_requests(&mut self, path: &Path) -> Result<Option<usize>, PlmError> {
+        match &mut self.backend {
+            CausalBackend::Local(_) => Ok(None),
+            CausalBackend::Served(served) => served.log_requests(path).map(Some),
+        }
+    }
+
     /// The `model_type` of the configuration (`gpt2`, `llama`, ...), or `served`.
     pub fn model_type(&self) -> &str {
         match &self.backend {

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use super::log::RequestLog;
 use super::wire::{Completion, EchoRequest, LogProbs, ModelCard, ModelList};
 use super::ServedOptions;
 use crate::PlmError;
@@ -102,12 +103,33 @@ impl Client {
         Ok(list.data)
     }
 
-    /// Every prompt's echoed log-probabilities, in order: requests of
-    /// `prompts_per_request` prompts, `max_in_flight` at a time.
+    /// Every prompt's echoed log-probabilities, in order: those `log` holds read from it, the
+    /// others asked for in requests of `prompts_per_request` prompts, `max_in_flight` at a
+    /// time, each request's answers appended to `log` as they arrive.
     ///
     /// # Errors
-    /// [`PlmError::Served`] for the first request (in prompt order) that failed.
-    pub(crate) fn prompt_logprobs(&self, prompts: &[&[i64]]) -> Result<Vec<Echoed>, PlmError> {
+    /// [`PlmError::Served`] for the first request (in prompt order) that failed;
+    /// [`PlmError::Io`] writing the log.
+    pub(crate) fn prompt_logprobs(
+        &self,
+        prompts: &[&[i64]],
+        log: Option<&RequestLog>,
+    ) -> Result<Vec<Echoed>, PlmError> {
+        let logged = |p: &[i64]| log.and_then(|l| l.get(p)).cloned();
+        let asked: Vec<&[i64]> = prompts
+            .iter()
+            .copied()
+            .filter(|p| logged(p).is_none())
+            .collect();
+        let mut fresh = self.ask(&asked, log)?.into_iter();
+        Ok(prompts
+            .iter()
+            .filter_map(|p| logged(p).or_else(|| fresh.next()))
+            .collect())
+    }
+
+    /// [`Client::prompt_logprobs`] of prompts the log does not hold.
+    fn ask(&self, prompts: &[&[i64]], log: Option<&RequestLog>) -> Result<Vec<Echoed>, PlmError> {
         let groups: Vec<&[&[i64]]> = prompts.chunks(self.prompts_per_request).collect();
         let results: Mutex<Vec<Option<Vec<Echoed>>>> = Mutex::new(vec![None; groups.len()]);
         let failed: Mutex<Option<(usize, PlmError)>> = Mutex::new(None);
@@ -122,7 +144,11 @@ impl Client {
                         return;
                     }
                     let first = g * self.prompts_per_request;
-                    match self.echo(groups[g], first, prompts.len()) {
+                    let answered = self.echo(groups[g], first, prompts.len()).and_then(|e| {
+                        log.map_or(Ok(()), |l| l.append(groups[g], &e))?;
+                        Ok(e)
+                    });
+                    match answered {
                         Ok(echoed) => lock(&results)[g] = Some(echoed),
                         Err(e) => {
                             stop.store(true, Ordering::Relaxed);

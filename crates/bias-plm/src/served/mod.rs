@@ -14,6 +14,7 @@
 //! request and saying so.
 
 mod client;
+mod log;
 mod wire;
 
 use std::path::{Path, PathBuf};
@@ -92,6 +93,7 @@ pub struct ServedModel {
     name: String,
     max_tokens: usize,
     tokenizer_dir: PathBuf,
+    log: Option<log::RequestLog>,
 }
 
 impl ServedModel {
@@ -145,9 +147,26 @@ impl ServedModel {
         Ok(ServedModel {
             client: client.for_model(&name),
             name,
-            max_tokens,
+            // A local model is fed a span but its last token (`max + 1` tokens fit); a served
+            // one takes the whole span as its prompt and generates one token after it.
+            max_tokens: max_tokens.saturating_sub(2).max(1),
             tokenizer_dir: options.tokenizer.clone(),
+            log: None,
         })
+    }
+
+    /// Keeps every answer in the request log at `path` (JSON lines), and answers from it what
+    /// it already holds: an interrupted run, started again with the same log, asks the server
+    /// only for the rest and writes the same bytes. Returns how many prompts the log held.
+    ///
+    /// # Errors
+    /// [`PlmError::Served`] for a log of another served model or a damaged line;
+    /// [`PlmError::Io`].
+    pub fn log_requests(&mut self, path: &Path) -> Result<usize, PlmError> {
+        let log = log::RequestLog::open(path, &self.name)?;
+        let held = log.len();
+        self.log = Some(log);
+        Ok(held)
     }
 
     /// The model's name on the server.
@@ -160,7 +179,9 @@ impl ServedModel {
         self.client.endpoints()
     }
 
-    /// The model's window in tokens.
+    /// The window a span is cut to, as a local model's: the server's window less the two
+    /// tokens a request adds to what a local model is fed (the span's last token and the one
+    /// generated token), so that the longest span and its generated token fit.
     pub fn max_tokens(&self) -> usize {
         self.max_tokens
     }
@@ -178,7 +199,7 @@ impl ServedModel {
     /// has no usable log-probabilities.
     pub(crate) fn score_spans(&self, spans: &[Span<'_>]) -> Result<Vec<TokenLogProbs>, PlmError> {
         let prompts: Vec<&[i64]> = spans.iter().map(|s| s.ids).collect();
-        let echoed = self.client.prompt_logprobs(&prompts)?;
+        let echoed = self.client.prompt_logprobs(&prompts, self.log.as_ref())?;
         Ok(spans
             .iter()
             .zip(echoed)

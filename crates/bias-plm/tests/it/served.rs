@@ -17,19 +17,11 @@ use bias_testkit::{root, scratch};
 
 const KINDS: [CausalScorerKind; 2] = [CausalScorerKind::LlSum, CausalScorerKind::LlMean];
 
+/// The first `n` CrowS-Pairs pairs.
 fn crows(n: usize) -> Vec<SentencePair> {
-    let path = root().join("data/crows-pairs/crows_pairs_anonymized.csv");
-    assert!(
-        path.is_file(),
-        "{} missing: run scripts/setup.sh",
-        path.display()
-    );
-    bias_data::load_pairs(&path)
-        .unwrap()
-        .pairs
-        .into_iter()
-        .take(n)
-        .collect()
+    let mut pairs = crate::support::pairs_in_order("crows-pairs/crows_pairs_anonymized.csv");
+    pairs.truncate(n);
+    pairs
 }
 
 fn options() -> ServedOptions {
@@ -249,4 +241,110 @@ fn the_served_model_is_checked_on_connecting() {
     quick.retries = 0;
     let err = CausalLm::serve(&[nobody], &quick).unwrap_err().to_string();
     assert!(err.contains("GET http://127.0.0.1:9/v1/models"), "{err}");
+}
+
+/// lm-evaluation-harness's `loglikelihood` requests through the server: the continuation's
+/// tokens after the context's, by the hand formula, greedy where every one is the server's
+/// top-1 (what `bias task` reads).
+#[test]
+fn continuations_are_scored_after_their_context() {
+    use bias_core::{Continuation, ContinuationScorer};
+    let server = StandIn::start("m", 256, vec![]);
+    let lm = serve(&[&server], &options()).unwrap();
+    let mut scorer = lm
+        .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
+        .unwrap();
+    let requests = [
+        Continuation::new("The nurse said that", " she was tired."),
+        Continuation::new("Question: who? Answer:", " the doctor"),
+        Continuation::new("", "An empty context."),
+    ];
+    let scores = scorer.score_continuations(&requests).unwrap();
+    for (r, s) in requests.iter().zip(&scores) {
+        let e = scorer.encode_continuation(r).unwrap();
+        let ids: Vec<i64> = e.context.iter().chain(&e.continuation).copied().collect();
+        let first = e.context.len();
+        let expected: f64 = (first..ids.len())
+            .map(|t| fake_logprob(ids[t - 1], ids[t], t))
+            .sum();
+        assert_eq!(s.log_likelihood, expected, "{r:?}");
+        assert_eq!(s.tokens, e.continuation.len());
+        assert_eq!(s.is_greedy, ids[first..].iter().all(|&t| fake_is_top(t)));
+    }
+}
+
+/// The request log: a run stopped inside a chunk keeps the answers it had (its last chunk is
+/// not in the table), and the rerun asks the server only for the rest and writes the clean
+/// bytes; a line cut short by a kill is dropped; a log of another model is refused.
+#[test]
+fn the_request_log_saves_every_answer_for_the_rerun() {
+    let pairs = crows(8);
+    let dir = scratch("served-log");
+    let clean = dir.join("clean.csv");
+    let reference = StandIn::start("m", 256, vec![]);
+    score(&serve(&[&reference], &options()).unwrap(), &pairs, &clean).unwrap();
+    let prompts = reference.answered.lock().unwrap().len();
+
+    // The first chunk's first request is answered, its second fails four times.
+    let mut one = options();
+    one.max_in_flight = 1;
+    let faulty = StandIn::start(
+        "m",
+        256,
+        vec![
+            None,
+            Some(Fault::ServerError),
+            Some(Fault::ServerError),
+            Some(Fault::ServerError),
+            Some(Fault::ServerError),
+        ],
+    );
+    let (out, log) = (dir.join("t.csv"), dir.join("t.requests.jsonl"));
+    let mut lm = serve(&[&faulty], &one).unwrap();
+    assert_eq!(lm.log_requests(&log).unwrap(), Some(0));
+    score(&lm, &pairs, &out).unwrap_err();
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap().lines().count(),
+        1 + 4
+    );
+
+    // A kill cut the last line short: dropped, its prompts asked again.
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text += "{\"prompt\":\"ab";
+    std::fs::write(&log, text).unwrap();
+    let healthy = StandIn::start("m", 256, vec![]);
+    let mut lm = serve(&[&healthy], &options()).unwrap();
+    assert_eq!(lm.log_requests(&log).unwrap(), Some(4));
+    score(&lm, &pairs, &out).unwrap();
+    assert_eq!(
+        healthy.answered.lock().unwrap().len(),
+        prompts - 4,
+        "only what the log lacked"
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&clean).unwrap());
+
+    // Scored again from scratch with the whole log: the server is not asked at all.
+    std::fs::remove_file(&out).unwrap();
+    std::fs::remove_file(dir.join("t.csv.progress.json")).unwrap();
+    let idle = StandIn::start("m", 256, vec![]);
+    let mut lm = serve(&[&idle], &options()).unwrap();
+    assert_eq!(lm.log_requests(&log).unwrap(), Some(prompts));
+    score(&lm, &pairs, &out).unwrap();
+    assert_eq!(
+        idle.completions.load(std::sync::atomic::Ordering::SeqCst),
+        0
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&clean).unwrap());
+
+    let other = StandIn::start("other", 256, vec![]);
+    let err = serve(&[&other], &options())
+        .unwrap()
+        .log_requests(&log)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("it logs the served model m, not other"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,18 +8,21 @@ use bias_testkit::root;
 use serde_json::Value;
 
 pub(crate) fn real_pairs(rel: &str) -> HashMap<String, SentencePair> {
+    pairs_in_order(rel)
+        .into_iter()
+        .map(|p| (p.id.clone(), p))
+        .collect()
+}
+
+/// The pairs of `data/<rel>`, in file order.
+pub(crate) fn pairs_in_order(rel: &str) -> Vec<SentencePair> {
     let path = root().join("data").join(rel);
     assert!(
         path.is_file(),
         "{} missing: run scripts/setup.sh",
         path.display()
     );
-    bias_data::load_pairs(&path)
-        .unwrap()
-        .pairs
-        .into_iter()
-        .map(|p| (p.id.clone(), p))
-        .collect()
+    bias_data::load_pairs(&path).unwrap().pairs
 }
 
 /// The fixture's pairs as `SentencePair`s, in fixture order.
