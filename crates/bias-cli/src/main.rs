@@ -13,6 +13,7 @@
 //! `kaneko2023` (Kaneko, Bollegala & Okazaki 2023, EACL) and `schroeder2024` (Schröder, Schulz &
 //! Hammer 2024, IJCNN); full citations in `bias_core::references` (`docs/references.md`).
 
+mod chat_args;
 mod choice;
 mod commands;
 mod data_args;

@@ -13,6 +13,14 @@ pub enum PlmError {
     /// An error from the shared layer.
     #[error(transparent)]
     Core(#[from] bias_core::CoreError),
+    /// A chat template does not parse, refuses a conversation, or cannot be found.
+    #[error("chat template of {}: {reason}", path.display())]
+    ChatTemplate {
+        /// Where the template was read from.
+        path: PathBuf,
+        /// What went wrong: the template's own message where it refused.
+        reason: String,
+    },
     /// A served model's request failed for good (after its retries), or its reply cannot be
     /// scored.
     #[error("served model: {request}: {reason}")]

@@ -106,6 +106,7 @@ macro_rules! family_handle {
 
 pub mod adapter;
 mod causal;
+mod chat;
 mod checkpoint;
 mod config;
 mod continuation;
@@ -136,6 +137,7 @@ pub use causal::{
     CausalBackend, CausalConfig, CausalLm, CausalModel, CausalScorer, CausalScorerKind, CausalType,
     EncodedContinuation, FamilySettings, RopeScaling, TokenLogProbs,
 };
+pub use chat::{ChatPrompt, ChatScorer, ChatTemplate, Message};
 pub use config::{Activation, ModelConfig, ModelType};
 pub use continuation::MaskedContinuationScorer;
 pub use cost::multiply_adds;

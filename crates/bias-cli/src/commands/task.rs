@@ -9,7 +9,7 @@ use bias_core::CoreError;
 use bias_core::{Continuation, ContinuationScorer};
 use bias_data::bbq::BbqCategory;
 use bias_data::layout::StereoSetSplit;
-use bias_plm::{CausalLm, CausalScorerKind, ScoringOptions};
+use bias_plm::{CausalLm, CausalScorerKind, ChatPrompt, ChatScorer, ScoringOptions};
 use bias_tasks::bbq::run_bbq;
 use bias_tasks::stereoset::{Intersentence, IntersentenceChoice};
 use bias_tasks::winogender as wg;
@@ -21,6 +21,7 @@ use bias_tasks::{
 use clap::{Args, Subcommand};
 
 use super::task_tables as tables;
+use crate::chat_args::ChatArgs;
 use crate::error::CliError;
 use crate::model_args::{BatchArgs, DeviceArgs};
 use crate::progress::with_progress;
@@ -76,6 +77,8 @@ pub struct TaskArgs {
     pub device: DeviceArgs,
     #[command(flatten)]
     pub batch: BatchArgs,
+    #[command(flatten)]
+    pub chat: ChatArgs,
     /// Documents per call to the model (and per line group of the resumable log).
     #[arg(long, default_value_t = 64)]
     pub chunk: usize,
@@ -269,23 +272,23 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
     let t = &args.task;
     let examples = bias_data::bbq::read_bbq_sample(&t.data_dir, &categories, args.per_category)?;
     let lm = t.open("bbq")?;
-    let mut scorer = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
-    let log = t.log("bbq", lm.name(), lm.digest()?)?;
+    let chat = t.chat.prompt(&lm)?;
+    let mut plain = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
+    let mut chatted = chat.as_ref().map(|p| ChatScorer::new(&mut plain, p));
+    let scorer: &mut dyn ContinuationScorer = match &mut chatted {
+        Some(c) => c,
+        None => &mut plain,
+    };
+    let log = t.log("bbq", lm.name(), &run_identity(&lm, chat.as_ref())?)?;
     let docs = examples
         .iter()
         .map(|e| Ok(bias_tasks::BbqDoc::new(e)?.multiple_choice().requests()))
         .collect::<Result<Vec<_>, bias_tasks::TaskError>>()?;
-    if t.shard_or_gather(log.as_ref(), &docs, &mut scorer)? {
+    if t.shard_or_gather(log.as_ref(), &docs, scorer)? {
         return Ok(());
     }
     let result = with_progress("BBQ", "examples", |progress| {
-        run_bbq(
-            &mut scorer,
-            &examples,
-            log_path(&log),
-            t.run_options(),
-            progress,
-        )
+        run_bbq(scorer, &examples, log_path(&log), t.run_options(), progress)
     })?;
     let report = bias_tasks::BbqReport::new(lm.name(), examples.len(), &categories, &result);
     let value = serde_json::to_value(&report)?;
@@ -298,13 +301,19 @@ fn winogender(t: &TaskArgs) -> Result<(), CliError> {
     let set =
         bias_data::winogender::read_winogender_dir(bias_data::layout::winogender_dir(&t.data_dir))?;
     let lm = t.open("winogender")?;
-    let mut scorer = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
-    let log = t.log("winogender", lm.name(), lm.digest()?)?;
-    if t.shard_or_gather(log.as_ref(), &wg::requests(&set), &mut scorer)? {
+    let chat = t.chat.prompt(&lm)?;
+    let mut plain = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
+    let mut chatted = chat.as_ref().map(|p| ChatScorer::new(&mut plain, p));
+    let scorer: &mut dyn ContinuationScorer = match &mut chatted {
+        Some(c) => c,
+        None => &mut plain,
+    };
+    let log = t.log("winogender", lm.name(), &run_identity(&lm, chat.as_ref())?)?;
+    if t.shard_or_gather(log.as_ref(), &wg::requests(&set), scorer)? {
         return Ok(());
     }
     let acc = with_progress("Winogender", "sentences", |progress| {
-        wg::run_winogender(&mut scorer, &set, log_path(&log), t.run_options(), progress)
+        wg::run_winogender(scorer, &set, log_path(&log), t.run_options(), progress)
     })?;
     let report = bias_tasks::WinogenderReport::new(lm.name(), acc);
     let value = serde_json::to_value(&report)?;
@@ -313,8 +322,24 @@ fn winogender(t: &TaskArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// What a task's run log is tied to: the model's digest, and the chat format of its prompts.
+fn run_identity(lm: &CausalLm, chat: Option<&ChatPrompt>) -> Result<String, CliError> {
+    let digest = lm.digest()?;
+    Ok(match chat {
+        Some(p) => format!("{digest}, {}", p.identity()),
+        None => digest.to_owned(),
+    })
+}
+
 fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     let t = &args.task;
+    if t.chat.apply_chat_template || t.chat.chat_template.is_some() {
+        return Err(CliError::Usage(
+            "StereoSet scores sentences, not answers to a prompt: --apply-chat-template is for \
+             bbq and winogender"
+                .into(),
+        ));
+    }
     let set = bias_data::stereoset::read_stereoset_path(args.split.path(&t.data_dir))?;
     let mut lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
     t.log_requests(&mut lm, &bias_tasks::StereoSetReport::log_task(args.split))?;

@@ -12,7 +12,7 @@
 
 use bias_data::bbq::{read_bbq_category, BbqCategory};
 use bias_data::winogender::read_winogender_dir;
-use bias_plm::{CausalLm, CausalScorerKind, DeviceSpec, ScoringOptions};
+use bias_plm::{CausalLm, CausalScorerKind, ChatPrompt, ChatScorer, DeviceSpec, ScoringOptions};
 use bias_tasks::bbq::{run_bbq, BbqDoc};
 use bias_tasks::winogender::{accuracies, multiple_choice, WinogenderTask};
 use bias_tasks::{score_choices, ChoiceRunOptions};
@@ -91,8 +91,12 @@ fn bbq(model: &str) {
         let lls: Vec<f64> = json::floats(&d["loglikelihoods"]);
         assert_eq!(scores.answer(), bias_tasks::choice::argmax(&lls));
     }
-    let m = &task["metrics"];
-    let e = &run.lm_eval;
+    same_metrics(&run.lm_eval, &task["metrics"]);
+}
+
+/// Every BBQ metric of `e` equals lm-eval's `m`: the accuracies and the bias scores overall and
+/// per category.
+fn same_metrics(e: &bias_metrics::bbq::LmEvalBbq, m: &Value) {
     same(Some(e.acc), metric(m, "acc"), "acc");
     same(e.accuracy_amb, metric(m, "accuracy_amb"), "accuracy_amb");
     same(
@@ -199,4 +203,75 @@ fn winogender_gpt2_equals_lm_eval() {
 #[test]
 fn winogender_llama_equals_lm_eval() {
     winogender("llama");
+}
+
+/// `bias task bbq --apply-chat-template --system-instruction TEXT` on
+/// fixtures/models/llama-served (a Llama 3 chat template in its tokenizer_config.json) against
+/// lm-eval 0.4.13 `--apply_chat_template --system_instruction TEXT` with `HFLM` on the same
+/// checkpoint and documents (fixtures/plm/lm_eval_bbq_chat_llama-served.json, written by
+/// scripts/fixtures/lm_eval_bbq_chat.py): the rendered prompts and the choices (no space before
+/// them) equal the requests lm-eval logged, every log-likelihood is within 1e-4, every greedy
+/// flag and every metric equal.
+#[test]
+fn bbq_with_a_chat_template_equals_lm_eval() {
+    let fixture = json::at_root("fixtures/plm/lm_eval_bbq_chat_llama-served.json");
+    let per = fixture["per_category"].as_u64().unwrap() as usize;
+    let system = fixture["system_instruction"].as_str().unwrap();
+    let data = root().join("data");
+    let mut examples = Vec::new();
+    for category in BbqCategory::ALL {
+        let mut of = read_bbq_category(&data, category).unwrap();
+        of.truncate(per);
+        examples.extend(of);
+    }
+    let docs = fixture["documents"].as_array().unwrap();
+    assert_eq!(examples.len(), docs.len());
+    let lm = open("llama-served");
+    let template = lm
+        .chat_template()
+        .unwrap()
+        .expect("the fixture has a chat template");
+    let prompt = ChatPrompt::new(template, Some(system.to_owned()));
+    let mut plain = lm
+        .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
+        .unwrap();
+    let mut scorer = ChatScorer::new(&mut plain, &prompt);
+    let prompts: Vec<_> = examples
+        .iter()
+        .map(|e| BbqDoc::new(e).unwrap().multiple_choice())
+        .collect();
+    for (mc, d) in prompts.iter().zip(docs) {
+        let rendered = prompt.render_user(&mc.context).unwrap();
+        assert_eq!(rendered, d["context"].as_str().unwrap());
+        assert_eq!(mc.choices, json::strings(&d["continuations"]));
+    }
+    let scores = score_choices(
+        &mut scorer,
+        &prompts,
+        None,
+        ChoiceRunOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    for (s, d) in scores.iter().zip(docs) {
+        let theirs = json::floats(&d["loglikelihoods"]);
+        let worst = json::max_abs_diff(&s.log_likelihoods, &theirs);
+        assert!(worst <= 1e-4, "doc {}: {worst}", d["doc_id"]);
+        let greedy: Vec<bool> = d["is_greedy"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_bool().unwrap())
+            .collect();
+        assert_eq!(s.is_greedy, greedy, "doc {}", d["doc_id"]);
+    }
+    let run = run_bbq(
+        &mut scorer,
+        &examples,
+        None,
+        ChoiceRunOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    same_metrics(&run.lm_eval, &fixture["metrics"]);
 }

@@ -388,3 +388,52 @@ fn the_report_gets_a_section_per_benchmark() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--apply-chat-template` through the command line gives lm-eval's `--apply_chat_template`
+/// metrics (the library comparison is tests/it/lm_eval_tasks.rs); a model without a template,
+/// or a system instruction without one, is a usage error saying what to give.
+#[test]
+fn bbq_applies_the_models_chat_template() {
+    let fixture = bias_testkit::json::at_root("fixtures/plm/lm_eval_bbq_chat_llama-served.json");
+    let system = fixture["system_instruction"].as_str().unwrap();
+    let per = fixture["per_category"].to_string();
+    let chat = ["--apply-chat-template", "--system-instruction", system];
+    let text = task(
+        "bbq",
+        "llama-served",
+        &[&chat[..], &["--per-category", &per, "--json"]].concat(),
+    );
+    let json: Value = serde_json::from_str(&text).unwrap();
+    for key in [
+        "acc",
+        "accuracy_amb",
+        "accuracy_disamb",
+        "amb_bias_score",
+        "disamb_bias_score",
+    ] {
+        let (ours, theirs) = (
+            json["lm_eval"][key].as_f64(),
+            fixture["metrics"][key].as_f64(),
+        );
+        assert!(
+            (ours.unwrap() - theirs.unwrap()).abs() < 1e-12,
+            "{key}: {ours:?} {theirs:?}"
+        );
+    }
+    let out = bias()
+        .args(task_args("bbq", "gpt2", &["--apply-chat-template"]))
+        .fails();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("has no chat_template") && err.contains("--chat-template FILE"),
+        "{err}"
+    );
+    let out = bias()
+        .args(task_args("bbq", "gpt2", &["--system-instruction", "x"]))
+        .fails();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--system-instruction needs --apply-chat-template"),
+        "{err}"
+    );
+}

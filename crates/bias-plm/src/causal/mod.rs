@@ -362,6 +362,22 @@ impl CausalLm {
         }
     }
 
+    /// The chat template of the model's tokenizer folder ([`crate::ChatTemplate::of_folder`]),
+    /// `None` when it has none.
+    ///
+    /// # Errors
+    /// Those of [`crate::ChatTemplate::of_folder`].
+    pub fn chat_template(&self) -> Result<Option<crate::ChatTemplate>, PlmError> {
+        crate::ChatTemplate::of_folder(&self.tokenizer_dir())
+    }
+
+    /// The folder of the model's tokenizer (where its configuration files are).
+    pub fn tokenizer_dir(&self) -> PathBuf {
+        let path = self.tokenizer.path();
+        path.parent()
+            .map_or_else(|| self.dir().to_path_buf(), Path::to_path_buf)
+    }
+
     /// Where the log-probabilities come from.
     pub fn backend(&self) -> &CausalBackend {
         &self.backend
