@@ -2,6 +2,7 @@
 //! the workspace links its dependencies once per crate rather than once per test file.
 
 mod causal_parity;
+mod chat_templates;
 mod deberta_variants;
 mod embedder;
 mod hostile_folders;
