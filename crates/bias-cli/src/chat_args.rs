@@ -27,6 +27,23 @@ pub struct ChatArgs {
 }
 
 impl ChatArgs {
+    /// A usage error saying `why` when a chat format is asked for where it does not apply.
+    ///
+    /// # Errors
+    /// [`CliError::Usage`] when any chat flag is given.
+    pub fn refuse(&self, why: &str) -> Result<(), CliError> {
+        let asked = self.apply_chat_template
+            || self.chat_template.is_some()
+            || self.system_instruction.is_some();
+        if asked {
+            return Err(CliError::Usage(format!(
+                "{why}: --apply-chat-template, --chat-template and --system-instruction are \
+                 for bbq and winogender"
+            )));
+        }
+        Ok(())
+    }
+
     /// The prompts' chat format for `lm`, or `None` for plain prompts.
     ///
     /// # Errors

@@ -147,6 +147,18 @@ impl ServedArgs {
     }
 }
 
+/// A served model's request log at `path` (its folder made): answers kept, reused by a rerun,
+/// which says how many it found. Nothing for a local model.
+pub fn keep_requests(lm: &mut LanguageModel, path: &std::path::Path) -> Result<(), CliError> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| bias_core::CoreError::io(parent, e))?;
+    }
+    if let Some(held) = lm.log_requests(path)?.filter(|&n| n > 0) {
+        eprintln!("{}: {held} prompts already answered", path.display());
+    }
+    Ok(())
+}
+
 /// The folder a `--model` argument names — itself, or a Hugging Face id
 /// (`[org/]name[@revision]`) found in the Hugging Face cache or downloaded into it
 /// (`bias_plm::resolve_model`, with the `HF_*` variables of the environment) — and the id, the

@@ -55,14 +55,7 @@ pub fn score(args: &ScoreArgs) -> Result<Scored, CliError> {
 pub fn log_requests(lm: &mut LanguageModel, out: &Path) -> Result<(), CliError> {
     let mut name = out.as_os_str().to_owned();
     name.push(".requests.jsonl");
-    let path = std::path::PathBuf::from(name);
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| bias_core::CoreError::io(parent, e))?;
-    }
-    if let Some(held) = lm.log_requests(&path)?.filter(|&n| n > 0) {
-        eprintln!("{}: {held} prompts already answered", path.display());
-    }
-    Ok(())
+    crate::model_args::keep_requests(lm, &std::path::PathBuf::from(name))
 }
 
 /// Scores the data set of `args` into `args.out` with the model `lm` (opened from `args`).

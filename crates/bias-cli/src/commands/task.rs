@@ -9,7 +9,7 @@ use bias_core::CoreError;
 use bias_core::{Continuation, ContinuationScorer};
 use bias_data::bbq::BbqCategory;
 use bias_data::layout::StereoSetSplit;
-use bias_plm::{CausalLm, CausalScorerKind, ChatPrompt, ChatScorer, ScoringOptions};
+use bias_plm::{CausalLm, CausalScorerKind, ChatScorer, ScoringOptions};
 use bias_tasks::bbq::run_bbq;
 use bias_tasks::stereoset::{Intersentence, IntersentenceChoice};
 use bias_tasks::winogender as wg;
@@ -148,12 +148,7 @@ impl TaskArgs {
             Some(s) => format!("{task}.requests.shard-{}-of-{}.jsonl", s.index(), s.count()),
             None => format!("{task}.requests.jsonl"),
         };
-        std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
-        let path = dir.join(name);
-        if let Some(held) = lm.log_requests(&path)?.filter(|&n| n > 0) {
-            eprintln!("{}: {held} prompts already answered", path.display());
-        }
-        Ok(())
+        crate::model_args::keep_requests(lm, &dir.join(name))
     }
 
     fn log(
@@ -272,24 +267,22 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
     let t = &args.task;
     let examples = bias_data::bbq::read_bbq_sample(&t.data_dir, &categories, args.per_category)?;
     let lm = t.open("bbq")?;
-    let chat = t.chat.prompt(&lm)?;
-    let mut plain = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
-    let mut chatted = chat.as_ref().map(|p| ChatScorer::new(&mut plain, p));
-    let scorer: &mut dyn ContinuationScorer = match &mut chatted {
-        Some(c) => c,
-        None => &mut plain,
-    };
-    let log = t.log("bbq", lm.name(), &run_identity(&lm, chat.as_ref())?)?;
     let docs = examples
         .iter()
         .map(|e| Ok(bias_tasks::BbqDoc::new(e)?.multiple_choice().requests()))
         .collect::<Result<Vec<_>, bias_tasks::TaskError>>()?;
-    if t.shard_or_gather(log.as_ref(), &docs, scorer)? {
-        return Ok(());
-    }
-    let result = with_progress("BBQ", "examples", |progress| {
-        run_bbq(scorer, &examples, log_path(&log), t.run_options(), progress)
+    let result = t.with_scorer(&lm, "bbq", |scorer, log| {
+        if t.shard_or_gather(log.as_ref(), &docs, scorer)? {
+            return Ok(None);
+        }
+        let run = with_progress("BBQ", "examples", |progress| {
+            run_bbq(scorer, &examples, log_path(&log), t.run_options(), progress)
+        })?;
+        Ok(Some(run))
     })?;
+    let Some(result) = result else {
+        return Ok(());
+    };
     let report = bias_tasks::BbqReport::new(lm.name(), examples.len(), &categories, &result);
     let value = serde_json::to_value(&report)?;
     t.write_json("bbq", &value)?;
@@ -301,20 +294,18 @@ fn winogender(t: &TaskArgs) -> Result<(), CliError> {
     let set =
         bias_data::winogender::read_winogender_dir(bias_data::layout::winogender_dir(&t.data_dir))?;
     let lm = t.open("winogender")?;
-    let chat = t.chat.prompt(&lm)?;
-    let mut plain = lm.scorer(&[CausalScorerKind::LlSum], t.scoring())?;
-    let mut chatted = chat.as_ref().map(|p| ChatScorer::new(&mut plain, p));
-    let scorer: &mut dyn ContinuationScorer = match &mut chatted {
-        Some(c) => c,
-        None => &mut plain,
-    };
-    let log = t.log("winogender", lm.name(), &run_identity(&lm, chat.as_ref())?)?;
-    if t.shard_or_gather(log.as_ref(), &wg::requests(&set), scorer)? {
-        return Ok(());
-    }
-    let acc = with_progress("Winogender", "sentences", |progress| {
-        wg::run_winogender(scorer, &set, log_path(&log), t.run_options(), progress)
+    let acc = t.with_scorer(&lm, "winogender", |scorer, log| {
+        if t.shard_or_gather(log.as_ref(), &wg::requests(&set), scorer)? {
+            return Ok(None);
+        }
+        let acc = with_progress("Winogender", "sentences", |progress| {
+            wg::run_winogender(scorer, &set, log_path(&log), t.run_options(), progress)
+        })?;
+        Ok(Some(acc))
     })?;
+    let Some(acc) = acc else {
+        return Ok(());
+    };
     let report = bias_tasks::WinogenderReport::new(lm.name(), acc);
     let value = serde_json::to_value(&report)?;
     t.write_json("winogender", &value)?;
@@ -322,24 +313,35 @@ fn winogender(t: &TaskArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// What a task's run log is tied to: the model's digest, and the chat format of its prompts.
-fn run_identity(lm: &CausalLm, chat: Option<&ChatPrompt>) -> Result<String, CliError> {
-    let digest = lm.digest()?;
-    Ok(match chat {
-        Some(p) => format!("{digest}, {}", p.identity()),
-        None => digest.to_owned(),
-    })
+impl TaskArgs {
+    /// Runs `f` with `lm`'s scorer of continuations — through the chat format when one is asked
+    /// for (`--apply-chat-template`) — and the run's log, tied to the model's digest and the
+    /// chat format.
+    fn with_scorer<T>(
+        &self,
+        lm: &CausalLm,
+        task: &str,
+        f: impl FnOnce(&mut dyn ContinuationScorer, Option<(PathBuf, String)>) -> Result<T, CliError>,
+    ) -> Result<T, CliError> {
+        let chat = self.chat.prompt(lm)?;
+        let mut plain = lm.scorer(&[CausalScorerKind::LlSum], self.scoring())?;
+        let digest = lm.digest()?;
+        let identity = match &chat {
+            Some(p) => format!("{digest}, {}", p.identity()),
+            None => digest.to_owned(),
+        };
+        let log = self.log(task, lm.name(), &identity)?;
+        match &chat {
+            Some(p) => f(&mut ChatScorer::new(&mut plain, p), log),
+            None => f(&mut plain, log),
+        }
+    }
 }
 
 fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     let t = &args.task;
-    if t.chat.apply_chat_template || t.chat.chat_template.is_some() {
-        return Err(CliError::Usage(
-            "StereoSet scores sentences, not answers to a prompt: --apply-chat-template is for \
-             bbq and winogender"
-                .into(),
-        ));
-    }
+    t.chat
+        .refuse("StereoSet scores sentences, not answers to a prompt")?;
     let set = bias_data::stereoset::read_stereoset_path(args.split.path(&t.data_dir))?;
     let mut lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
     t.log_requests(&mut lm, &bias_tasks::StereoSetReport::log_task(args.split))?;

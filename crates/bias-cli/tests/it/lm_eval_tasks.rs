@@ -36,6 +36,33 @@ fn open(model: &str) -> CausalLm {
     .unwrap()
 }
 
+/// The first `per` examples of each BBQ category, in lm-eval's category order.
+fn bbq_examples(per: usize) -> Vec<bias_data::bbq::BbqExample> {
+    let data = root().join("data");
+    let mut examples = Vec::new();
+    for category in BbqCategory::ALL {
+        let mut of = read_bbq_category(&data, category).unwrap();
+        of.truncate(per);
+        examples.extend(of);
+    }
+    examples
+}
+
+/// Every document's choices scored by `scorer`, in one run without a log.
+fn score_all(
+    scorer: &mut dyn bias_core::ContinuationScorer,
+    prompts: &[bias_tasks::MultipleChoice],
+) -> Vec<bias_tasks::ChoiceScores> {
+    score_choices(
+        scorer,
+        prompts,
+        None,
+        ChoiceRunOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap()
+}
+
 fn metric(metrics: &Value, key: &str) -> Option<f64> {
     let v = &metrics[key];
     assert!(!v.is_object() && (v.is_null() || v.is_f64()), "{key}: {v}");
@@ -53,13 +80,7 @@ fn same(ours: Option<f64>, theirs: Option<f64>, what: &str) {
 fn bbq(model: &str) {
     let fixture = fixture(model);
     let task = &fixture["tasks"]["bbq"];
-    let data = root().join("data");
-    let mut examples = Vec::new();
-    for category in BbqCategory::ALL {
-        let mut of = read_bbq_category(&data, category).unwrap();
-        of.truncate(24);
-        examples.extend(of);
-    }
+    let examples = bbq_examples(24);
     let docs = task["documents"].as_array().unwrap();
     assert_eq!(examples.len(), docs.len());
     for (e, d) in examples.iter().zip(docs) {
@@ -151,14 +172,7 @@ fn winogender(model: &str) {
     let mut scorer = lm
         .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
         .unwrap();
-    let scores = score_choices(
-        &mut scorer,
-        &prompts,
-        None,
-        ChoiceRunOptions::default(),
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let scores = score_all(&mut scorer, &prompts);
     let gotcha: Vec<bool> = set.sentences.iter().map(|s| set.is_gotcha(s)).collect();
     let acc = accuracies(&set.sentences, &gotcha, &scores);
     assert_eq!(acc[0].task, WinogenderTask::All);
@@ -217,13 +231,7 @@ fn bbq_with_a_chat_template_equals_lm_eval() {
     let fixture = json::at_root("fixtures/plm/lm_eval_bbq_chat_llama-served.json");
     let per = fixture["per_category"].as_u64().unwrap() as usize;
     let system = fixture["system_instruction"].as_str().unwrap();
-    let data = root().join("data");
-    let mut examples = Vec::new();
-    for category in BbqCategory::ALL {
-        let mut of = read_bbq_category(&data, category).unwrap();
-        of.truncate(per);
-        examples.extend(of);
-    }
+    let examples = bbq_examples(per);
     let docs = fixture["documents"].as_array().unwrap();
     assert_eq!(examples.len(), docs.len());
     let lm = open("llama-served");
@@ -245,14 +253,7 @@ fn bbq_with_a_chat_template_equals_lm_eval() {
         assert_eq!(rendered, d["context"].as_str().unwrap());
         assert_eq!(mc.choices, json::strings(&d["continuations"]));
     }
-    let scores = score_choices(
-        &mut scorer,
-        &prompts,
-        None,
-        ChoiceRunOptions::default(),
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let scores = score_all(&mut scorer, &prompts);
     for (s, d) in scores.iter().zip(docs) {
         let theirs = json::floats(&d["loglikelihoods"]);
         let worst = json::max_abs_diff(&s.log_likelihoods, &theirs);
