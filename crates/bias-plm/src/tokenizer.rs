@@ -81,6 +81,14 @@ impl PlmTokenizer {
 
     /// The tokenizer of a `tokenizer.json` text; `path` names it in errors.
     fn from_text(text: &str, path: PathBuf) -> Result<Self, PlmError> {
+        // The whole text is checked to be JSON first: `tokenizers` 0.22 panics (an `expect` in
+        // its decoder's deserializer) on a file cut short inside the `decoder` part, where it
+        // should return an error.
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| PlmError::Tokenizer {
+            path: path.clone(),
+            source: format!("not a whole JSON document ({e}): the file is damaged or cut short")
+                .into(),
+        })?;
         let mut inner =
             Tokenizer::from_bytes(text.as_bytes()).map_err(|source| PlmError::Tokenizer {
                 path: path.clone(),

@@ -262,3 +262,19 @@ fn half_precision_on_the_cpu_names_no_flag() {
     assert!(text.contains("needs a CUDA device"), "{text}");
     assert!(!text.contains("--"), "{text}");
 }
+
+/// A `tokenizer.json` cut short inside its `decoder` part (where `tokenizers` 0.22 panics when
+/// handed the text) is an error naming the file, found by a `hostile_folders` case.
+#[test]
+fn a_tokenizer_cut_inside_its_decoder_is_an_error() {
+    let text =
+        std::fs::read_to_string(bias_testkit::root().join("fixtures/models/gpt2/tokenizer.json"))
+            .unwrap();
+    let at = text.find("\"decoder\"").unwrap() + "\"decoder\": {\n    \"type\": \"By".len();
+    let err = bias_plm::PlmTokenizer::from_json_str(&text[..at], "cut").unwrap_err();
+    let message = format!("{err}: {}", std::error::Error::source(&err).unwrap());
+    assert!(
+        message.contains("cut short") && message.contains("tokenizer of cut"),
+        "{message}"
+    );
+}
