@@ -13,6 +13,7 @@ use minijinja::{context, Environment, ErrorKind};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::causal::read_json;
 use crate::PlmError;
 
 /// One turn of a conversation.
@@ -161,13 +162,9 @@ impl ChatTemplate {
     }
 }
 
-/// A special token of a tokenizer configuration: `"<s>"` or `{"content": "<s>", ...}`.
+/// A special token of a tokenizer configuration (`"<s>"` or `{"content": "<s>", ...}`).
 fn special_token(config: &Value, key: &str) -> Option<String> {
-    match config.get(key)? {
-        Value::String(s) => Some(s.clone()),
-        Value::Object(o) => o.get("content").and_then(Value::as_str).map(str::to_owned),
-        _ => None,
-    }
+    crate::causal::special_token(config, key).flatten()
 }
 
 fn chat_error(origin: &Path, e: &minijinja::Error) -> PlmError {
@@ -187,19 +184,6 @@ fn read_text(path: &Path) -> Result<String, PlmError> {
         path: path.to_path_buf(),
         source,
     })
-}
-
-fn read_json(path: &Path) -> Result<Option<Value>, PlmError> {
-    if !path.is_file() {
-        return Ok(None);
-    }
-    let text = read_text(path)?;
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|source| PlmError::ConfigJson {
-            path: path.to_path_buf(),
-            source,
-        })
 }
 
 /// lm-evaluation-harness's `--apply_chat_template` for one-turn prompts (0.4.13,
@@ -275,14 +259,21 @@ impl<'s, S: bias_core::ContinuationScorer + ?Sized> ChatScorer<'s, S> {
         &self,
         requests: &[bias_core::Continuation],
     ) -> Result<Vec<bias_core::Continuation>, PlmError> {
+        // A document's choices share their context: each distinct one is rendered once.
+        let mut rendered: std::collections::HashMap<&str, String> = Default::default();
         requests
             .iter()
             .map(|r| {
                 let choice = r.continuation.strip_prefix(' ').unwrap_or(&r.continuation);
-                Ok(bias_core::Continuation::new(
-                    self.prompt.render_user(&r.context)?,
-                    choice,
-                ))
+                let context = match rendered.get(r.context.as_str()) {
+                    Some(c) => c.clone(),
+                    None => {
+                        let c = self.prompt.render_user(&r.context)?;
+                        rendered.insert(&r.context, c.clone());
+                        c
+                    }
+                };
+                Ok(bias_core::Continuation::new(context, choice))
             })
             .collect()
     }

@@ -458,7 +458,7 @@ crate::masked_lm::model_identity!(CausalLm);
 
 /// A special token of a tokenizer configuration: `"<s>"` or `{"content": "<s>", ...}`;
 /// `Some(None)` when the key is present and `null`, `None` when absent.
-fn special_token(config: &Value, key: &str) -> Option<Option<String>> {
+pub(crate) fn special_token(config: &Value, key: &str) -> Option<Option<String>> {
     match config.get(key)? {
         Value::Null => Some(None),
         Value::String(s) => Some(Some(s.clone())),
@@ -485,7 +485,7 @@ pub enum CausalBackend {
 }
 
 /// The JSON of `path`, `None` when there is no such file.
-fn read_json(path: &Path) -> Result<Option<Value>, PlmError> {
+pub(crate) fn read_json(path: &Path) -> Result<Option<Value>, PlmError> {
     if !path.is_file() {
         return Ok(None);
     }
