@@ -135,7 +135,8 @@ mod train;
 pub use adapter::{LoraAdapter, LoraConfig};
 pub use causal::{
     CausalBackend, CausalConfig, CausalLm, CausalModel, CausalScorer, CausalScorerKind, CausalType,
-    EncodedContinuation, FamilySettings, RopeScaling, TokenLogProbs,
+    EncodedContinuation, FamilySettings, Finish, Generation, GenerationOptions, Greedy,
+    RopeScaling, TokenLogProbs,
 };
 pub use chat::{ChatPrompt, ChatScorer, ChatTemplate, Message};
 pub use config::{Activation, ModelConfig, ModelType};

@@ -142,6 +142,18 @@ impl PlmTokenizer {
         Ok(self.encode_detailed(text)?.ids)
     }
 
+    /// Token ids of `text` without special tokens (`add_special_tokens=False`).
+    ///
+    /// # Errors
+    /// [`PlmError::Tokenizer`] if the library fails.
+    pub fn encode_plain(&self, text: &str) -> Result<Vec<i64>, PlmError> {
+        let enc = self
+            .inner
+            .encode(text, false)
+            .map_err(|source| self.error(source))?;
+        Ok(enc.get_ids().iter().map(|&i| i64::from(i)).collect())
+    }
+
     /// Token ids of `text` with special tokens, and each token's byte range and special flag.
     ///
     /// # Errors

@@ -5,6 +5,7 @@
 
 use tch::Tensor;
 
+use crate::causal::cache::Pass;
 use crate::causal::config::CausalConfig;
 use crate::causal::layers::{
     attend, decode, linear, lm_head, model_prefix, LayerContext, RmsNorm, RmsWeight, Rotary,
@@ -128,6 +129,7 @@ impl Attention {
         }
         let v = self.v.forward(x)?;
         let (q, k, v) = self.heads.rotated((&q, &k, &v), at)?;
+        let (k, v) = at.cached(k, v)?;
         self.o.forward(&attend(&q, &k, &v, at.mask, self.scores)?)
     }
 }
@@ -210,14 +212,10 @@ impl<L: RotaryLayer> DecoderStack<L> {
         Ok(Tensor::f_embedding(&self.embed, ids, -1, false, false)?)
     }
 
-    /// The final hidden states (after the last norm) of `embedded` tokens of a right-padded
-    /// batch with `attention_mask`; positions count from 0 in every row.
-    pub(crate) fn decode(
-        &self,
-        embedded: Tensor,
-        attention_mask: &Tensor,
-    ) -> Result<Tensor, PlmError> {
-        let hidden = decode(embedded, attention_mask, &self.rotary, &self.layers)?;
+    /// The final hidden states (after the last norm) of `embedded` tokens of a pass; positions
+    /// count from 0 in every row.
+    pub(crate) fn decode(&self, embedded: Tensor, pass: &Pass<'_>) -> Result<Tensor, PlmError> {
+        let hidden = decode(embedded, pass, &self.rotary, &self.layers)?;
         self.norm.forward(&hidden)
     }
 
@@ -228,8 +226,12 @@ impl<L: RotaryLayer> DecoderStack<L> {
 }
 
 impl<L: RotaryLayer + std::fmt::Debug + Send> CausalNet for DecoderStack<L> {
-    fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
-        self.decode(self.embed(ids)?, attention_mask)
+    fn forward(&self, ids: &Tensor, pass: &Pass<'_>) -> Result<Tensor, PlmError> {
+        self.decode(self.embed(ids)?, pass)
+    }
+
+    fn layers(&self) -> usize {
+        self.layers.len()
     }
 
     fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {

@@ -11,6 +11,7 @@
 use serde_json::Value;
 use tch::Tensor;
 
+use crate::causal::cache::Pass;
 use crate::causal::config::{CausalConfig, FamilySettings, LlamaFamily, Raw, LLAMA};
 use crate::causal::decoder::{Attention, DecoderStack, GatedMlp};
 use crate::causal::layers::{softcap, RmsNorm, RmsWeight, LayerContext, RotaryLayer, Scores};
@@ -106,14 +107,18 @@ impl Gemma2 {
 }
 
 impl CausalNet for Gemma2 {
-    fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
+    fn forward(&self, ids: &Tensor, pass: &Pass<'_>) -> Result<Tensor, PlmError> {
         let embedded = self.stack.embed(ids)?;
         let kind = embedded.kind();
         // `embed_scale.to(weight.dtype)`: the scale is rounded to the weights' kind first.
         let scale = Tensor::from(self.embed_scale)
             .f_to_kind(kind)?
             .f_to_device(embedded.device())?;
-        self.stack.decode(embedded.f_mul(&scale)?, attention_mask)
+        self.stack.decode(embedded.f_mul(&scale)?, pass)
+    }
+
+    fn layers(&self) -> usize {
+        self.stack.layers()
     }
 
     fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {

@@ -8,6 +8,7 @@
 use tch::{Kind, Tensor};
 
 use crate::causal::config::{CausalConfig, CausalType, FamilySettings, RopeScaling};
+use crate::causal::cache::{remember, KvSlot, Pass};
 use crate::causal::layers::{attend, causal_mask, Conv1d, Scores};
 use crate::causal::registry::{CausalArchitecture, CausalNet};
 use crate::config::Activation;
@@ -32,7 +33,12 @@ struct Block {
 }
 
 impl Block {
-    fn forward(&self, x: &Tensor, mask: &Tensor) -> Result<Tensor, PlmError> {
+    fn forward(
+        &self,
+        x: &Tensor,
+        mask: &Tensor,
+        slot: Option<&KvSlot>,
+    ) -> Result<Tensor, PlmError> {
         let size = x.size();
         let (b, l, h) = (size[0], size[1], size[2]);
         let qkv = self.c_attn.forward(&self.ln_1.forward(x)?)?;
@@ -41,10 +47,11 @@ impl Block {
             Ok(t.f_view([b, l, self.heads, self.head_dim])?
                 .f_transpose(1, 2)?)
         };
+        let (k, v) = remember(slot, heads(&parts[1])?, heads(&parts[2])?)?;
         let context = attend(
             &heads(&parts[0])?,
-            &heads(&parts[1])?,
-            &heads(&parts[2])?,
+            &k,
+            &v,
             mask,
             Scores {
                 scaling: self.scaling,
@@ -129,21 +136,18 @@ impl Gpt2 {
         })
     }
 
-    /// The final hidden states `[batch, length, hidden]` (after `ln_f`) of right-padded
-    /// `ids` with `attention_mask`; positions count from 0 in every row.
-    pub(crate) fn forward(
-        &self,
-        ids: &Tensor,
-        attention_mask: &Tensor,
-    ) -> Result<Tensor, PlmError> {
+    /// The final hidden states `[batch, new, hidden]` (after `ln_f`) of `ids` of a pass;
+    /// positions count from 0 in every row (from the cached length when decoding).
+    pub(crate) fn forward(&self, ids: &Tensor, pass: &Pass<'_>) -> Result<Tensor, PlmError> {
         let l = ids.size()[1];
-        let positions = Tensor::f_arange(l, (Kind::Int64, ids.device()))?;
+        let start = pass.offset();
+        let positions = Tensor::f_arange_start(start, start + l, (Kind::Int64, ids.device()))?;
         let mut hidden = Tensor::f_embedding(&self.wte, ids, -1, false, false)?.f_add(
             &Tensor::f_embedding(&self.wpe, &positions, -1, false, false)?,
         )?;
-        let mask = causal_mask(attention_mask, None, self.kind)?;
-        for block in &self.blocks {
-            hidden = block.forward(&hidden, &mask)?;
+        let mask = causal_mask(pass.mask, l, None, self.kind)?;
+        for (i, block) in self.blocks.iter().enumerate() {
+            hidden = block.forward(&hidden, &mask, pass.slot(i))?;
         }
         self.ln_f.forward(&hidden)
     }
@@ -206,8 +210,12 @@ pub(crate) static ARCHITECTURE: CausalArchitecture = CausalArchitecture {
 };
 
 impl CausalNet for Gpt2 {
-    fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
-        Gpt2::forward(self, ids, attention_mask)
+    fn forward(&self, ids: &Tensor, pass: &Pass<'_>) -> Result<Tensor, PlmError> {
+        Gpt2::forward(self, ids, pass)
+    }
+
+    fn layers(&self) -> usize {
+        self.blocks.len()
     }
 
     fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {

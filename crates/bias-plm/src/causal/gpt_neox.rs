@@ -10,6 +10,7 @@
 
 use tch::Tensor;
 
+use crate::causal::cache::Pass;
 use crate::causal::config::{rotary_dim, CausalConfig, CausalType, FamilySettings, Raw};
 use crate::causal::layers::{attend, decode, linear, Rotary, LayerContext, RotaryLayer, Scores};
 use crate::causal::registry::{CausalArchitecture, CausalNet};
@@ -48,9 +49,9 @@ impl RotaryLayer for Layer {
             .f_transpose(1, 2)?;
         let parts = qkv.f_chunk(3, -1)?;
         let q = at.rotate(&parts[0])?;
-        let k = at.rotate(&parts[1])?;
+        let (k, v) = at.cached(at.rotate(&parts[1])?, parts[2].shallow_clone())?;
         let scaling = (self.head_dim as f64).powf(-0.5);
-        let context = attend(&q, &k, &parts[2], at.mask, Scores::scaled(scaling))?;
+        let context = attend(&q, &k, &v, at.mask, Scores::scaled(scaling))?;
         let attn = self.dense.forward(&context)?;
         let mlp = |h: &Tensor| -> Result<Tensor, PlmError> {
             let inner = activate(&self.fc_in.forward(&self.post_norm.forward(h)?)?, self.act)?;
@@ -123,10 +124,14 @@ impl GptNeox {
 }
 
 impl CausalNet for GptNeox {
-    fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
+    fn forward(&self, ids: &Tensor, pass: &Pass<'_>) -> Result<Tensor, PlmError> {
         let hidden = Tensor::f_embedding(&self.embed, ids, -1, false, false)?;
-        let hidden = decode(hidden, attention_mask, &self.rotary, &self.layers)?;
+        let hidden = decode(hidden, pass, &self.rotary, &self.layers)?;
         self.norm.forward(&hidden)
+    }
+
+    fn layers(&self) -> usize {
+        self.layers.len()
     }
 
     fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {

@@ -7,6 +7,7 @@
 
 use tch::{Device, Kind, Tensor};
 
+use crate::causal::cache::{remember, KvSlot, Pass};
 use crate::causal::config::{CausalConfig, RopeScaling};
 use crate::model::{finfo_min, Linear, Weights};
 use crate::PlmError;
@@ -197,17 +198,21 @@ impl Rotary {
         })
     }
 
-    /// `(cos, sin)` for positions `0..length` of the rows of `attention_mask`
-    /// `[batch, length]`, each `[1, 1, length, rotary_dim]` in `kind` — or `[batch, 1, length,
-    /// rotary_dim]` under LongRoPE, where each row takes the short or long frequencies by its own
-    /// length (the tokens its mask keeps).
+    /// `(cos, sin)` for the last `queries` of the positions `0..length` of the rows of
+    /// `attention_mask` `[batch, length]`, each `[1, 1, queries, rotary_dim]` in `kind` — or
+    /// `[batch, 1, queries, rotary_dim]` under LongRoPE, where each row takes the short or long
+    /// frequencies by its own length (the tokens its mask keeps; when decoding, the tokens so far,
+    /// as `transformers`' `_longrope_frequency_update` takes `max(position_ids) + 1`).
     pub(crate) fn cos_sin(
         &self,
         attention_mask: &Tensor,
+        queries: i64,
         kind: Kind,
     ) -> Result<(Tensor, Tensor), PlmError> {
         let length = attention_mask.size()[1];
+        let last = |t: Tensor| t.f_narrow(2, length - queries, queries);
         let (cos, sin) = self.table(&self.inv_freq, length, kind)?;
+        let (cos, sin) = (last(cos)?, last(sin)?);
         let Some((long, original)) = &self.long else {
             return Ok((cos, sin));
         };
@@ -216,6 +221,7 @@ impl Rotary {
             .f_sum_dim_intlist(&[1i64][..], false, Kind::Int64)?;
         let is_long = rows.f_gt(*original)?.f_view([-1, 1, 1, 1])?;
         let (long_cos, long_sin) = self.table(long, length, kind)?;
+        let (long_cos, long_sin) = (last(long_cos)?, last(long_sin)?);
         Ok((
             long_cos.f_where_self(&is_long, &cos)?,
             long_sin.f_where_self(&is_long, &sin)?,
@@ -298,28 +304,30 @@ pub(crate) fn apply_rotary(x: &Tensor, cos: &Tensor, sin: &Tensor) -> Result<Ten
     Ok(Tensor::f_cat(&[&turned, &x.f_narrow(-1, r, d - r)?], -1)?)
 }
 
-/// The additive attention mask `[batch, 1, length, length]` in `kind`: 0 where query `q` may
-/// attend to key `k`, `finfo(kind).min` elsewhere. A key is visible when it is not padding,
-/// `k ≤ q` (causal) and, with a sliding `window` `w`, `k > q − w`
-/// (`transformers.masking_utils`: `causal_mask_function`, `sliding_window_overlay`,
-/// `padding_mask_function`).
+/// The additive attention mask `[batch, 1, queries, length]` in `kind` of the last `queries`
+/// positions over all `length` keys of `attention_mask` `[batch, length]` (`queries = length`
+/// for a whole batch, 1 for a decoding step): 0 where query `q` may attend to key `k`,
+/// `finfo(kind).min` elsewhere. A key is visible when it is not padding, `k ≤ q` (causal) and,
+/// with a sliding `window` `w`, `k > q − w` (`transformers.masking_utils`:
+/// `causal_mask_function`, `sliding_window_overlay`, `padding_mask_function`).
 pub(crate) fn causal_mask(
     attention_mask: &Tensor,
+    queries: i64,
     window: Option<i64>,
     kind: Kind,
 ) -> Result<Tensor, PlmError> {
     let size = attention_mask.size();
     let (b, l) = (size[0], size[1]);
     let device = attention_mask.device();
-    let q = Tensor::f_arange(l, (Kind::Int64, device))?.f_unsqueeze(1)?;
+    let q = Tensor::f_arange_start(l - queries, l, (Kind::Int64, device))?.f_unsqueeze(1)?;
     let k = Tensor::f_arange(l, (Kind::Int64, device))?.f_unsqueeze(0)?;
     let mut allowed = k.f_le_tensor(&q)?;
     if let Some(w) = window {
         allowed = allowed.f_logical_and(&k.f_gt_tensor(&q.f_sub_scalar(w)?)?)?;
     }
     let keys = attention_mask.f_ne(0)?.f_view([b, 1, 1, l])?;
-    let allowed = allowed.f_view([1, 1, l, l])?.f_logical_and(&keys)?;
-    Ok(Tensor::f_zeros([b, 1, l, l], (kind, device))?
+    let allowed = allowed.f_view([1, 1, queries, l])?.f_logical_and(&keys)?;
+    Ok(Tensor::f_zeros([b, 1, queries, l], (kind, device))?
         .f_masked_fill(&allowed.f_logical_not()?, finfo_min(kind))?)
 }
 
@@ -351,9 +359,9 @@ pub(crate) fn softcap(x: &Tensor, cap: f64) -> Result<Tensor, PlmError> {
 }
 
 /// Eager attention with grouped key-value heads (`repeat_kv` + `eager_attention_forward`):
-/// `softmax(q kᵀ · scaling + mask) v` for `q` `[batch, heads, length, d]` and `k`, `v`
-/// `[batch, kv_heads, length, d]`, with the scores formed as `scores` says. Returns
-/// `[batch, length, heads·d]`.
+/// `softmax(q kᵀ · scaling + mask) v` for `q` `[batch, heads, queries, d]` and `k`, `v`
+/// `[batch, kv_heads, keys, d]`, with the scores formed as `scores` says. Returns
+/// `[batch, queries, heads·d]`.
 pub(crate) fn attend(
     q: &Tensor,
     k: &Tensor,
@@ -363,15 +371,15 @@ pub(crate) fn attend(
 ) -> Result<Tensor, PlmError> {
     let size = q.size();
     let (b, heads, l, d) = (size[0], size[1], size[2], size[3]);
-    let kv_heads = k.size()[1];
+    let (kv_heads, keys) = (k.size()[1], k.size()[2]);
     let repeat = |t: &Tensor| -> Result<Tensor, PlmError> {
         if kv_heads == heads {
             return Ok(t.shallow_clone());
         }
         let groups = heads / kv_heads;
         Ok(t.f_unsqueeze(2)?
-            .f_expand([b, kv_heads, groups, l, d], false)?
-            .f_reshape([b, heads, l, d])?)
+            .f_expand([b, kv_heads, groups, keys, d], false)?
+            .f_reshape([b, heads, keys, d])?)
     };
     let (k, v) = (repeat(k)?, repeat(v)?);
     let mut logits = q
@@ -398,15 +406,18 @@ pub(crate) fn attend(
 /// attention), each built once and shared by the layers that use it.
 pub(crate) struct Masks<'a> {
     attention_mask: &'a Tensor,
+    queries: i64,
     kind: Kind,
     built: Vec<(Option<i64>, Tensor)>,
 }
 
 impl<'a> Masks<'a> {
-    /// Masks for the 0/1 `attention_mask` `[batch, length]`, in `kind`.
-    pub(crate) fn new(attention_mask: &'a Tensor, kind: Kind) -> Self {
+    /// Masks of the last `queries` positions of the 0/1 `attention_mask` `[batch, length]`, in
+    /// `kind`.
+    pub(crate) fn new(attention_mask: &'a Tensor, queries: i64, kind: Kind) -> Self {
         Masks {
             attention_mask,
+            queries,
             kind,
             built: Vec::new(),
         }
@@ -417,7 +428,7 @@ impl<'a> Masks<'a> {
         let at = match self.built.iter().position(|(w, _)| *w == window) {
             Some(i) => i,
             None => {
-                let mask = causal_mask(self.attention_mask, window, self.kind)?;
+                let mask = causal_mask(self.attention_mask, self.queries, window, self.kind)?;
                 self.built.push((window, mask));
                 self.built.len() - 1
             }
@@ -467,13 +478,14 @@ pub(crate) trait RotaryLayer {
     fn forward(&self, x: &Tensor, at: &LayerContext<'_>) -> Result<Tensor, PlmError>;
 }
 
-/// What a rotary layer reads beside its input: the rotary tables of the batch's positions and
-/// the additive mask of the layer's window.
+/// What a rotary layer reads beside its input: the rotary tables of the batch's positions, the
+/// additive mask of the layer's window, and its cache slot when decoding.
 pub(crate) struct LayerContext<'a> {
     cos: &'a Tensor,
     sin: &'a Tensor,
     /// The additive attention mask.
     pub(crate) mask: &'a Tensor,
+    slot: Option<&'a KvSlot>,
 }
 
 impl LayerContext<'_> {
@@ -481,25 +493,34 @@ impl LayerContext<'_> {
     pub(crate) fn rotate(&self, x: &Tensor) -> Result<Tensor, PlmError> {
         apply_rotary(x, self.cos, self.sin)
     }
+
+    /// This step's (rotated) keys and values with the cached ones before them, or unchanged
+    /// outside decoding.
+    pub(crate) fn cached(&self, k: Tensor, v: Tensor) -> Result<(Tensor, Tensor), PlmError> {
+        remember(self.slot, k, v)
+    }
 }
 
-/// Runs `layers` over the embedded `hidden` of a right-padded batch: the rotary tables once
-/// (positions from 0 in every row), one mask per distinct window, each layer in turn.
+/// Runs `layers` over the embedded `hidden` `[batch, new, hidden]` of a pass (a right-padded
+/// batch, or a decoding step after the cached tokens): the rotary tables once (positions from 0
+/// in every row), one mask per distinct window, each layer in turn.
 pub(crate) fn decode<L: RotaryLayer>(
     hidden: Tensor,
-    attention_mask: &Tensor,
+    pass: &Pass<'_>,
     rotary: &Rotary,
     layers: &[L],
 ) -> Result<Tensor, PlmError> {
     let kind = hidden.kind();
-    let (cos, sin) = rotary.cos_sin(attention_mask, kind)?;
-    let mut masks = Masks::new(attention_mask, kind);
+    let queries = hidden.size()[1];
+    let (cos, sin) = rotary.cos_sin(pass.mask, queries, kind)?;
+    let mut masks = Masks::new(pass.mask, queries, kind);
     let mut hidden = hidden;
-    for layer in layers {
+    for (i, layer) in layers.iter().enumerate() {
         let at = LayerContext {
             cos: &cos,
             sin: &sin,
             mask: masks.get(layer.window())?,
+            slot: pass.slot(i),
         };
         hidden = layer.forward(&hidden, &at)?;
     }

@@ -41,9 +41,11 @@ use crate::masked_lm::ModelId;
 use crate::model::{prepare_batch, BatchLimits};
 use crate::{DeviceSpec, EngineStats, ModelParts, PlmError, PlmTokenizer, ScoringOptions};
 
+mod cache;
 mod config;
 mod continuation;
 mod decoder;
+mod generate;
 mod layers;
 mod registry;
 mod scorer;
@@ -66,6 +68,7 @@ causal_architectures![gpt2, llama, mistral, qwen2, gpt_neox, opt, gemma2, phi3, 
 pub(crate) use config::MAX_LAYERS;
 pub use config::{CausalConfig, CausalType, FamilySettings, RopeScaling};
 pub use continuation::EncodedContinuation;
+pub use generate::{Finish, Generation, GenerationOptions, Greedy};
 pub(crate) use scorer::{Backend, Span};
 pub use scorer::{CausalScorer, CausalScorerKind, TokenLogProbs};
 
@@ -151,7 +154,13 @@ impl CausalModel {
             empty: "input_ids has length 0",
         };
         let (ids, mask) = prepare_batch(input_ids, attention_mask, self.device, &limits)?;
-        self.arch.forward(&ids, &mask)
+        self.arch.forward(
+            &ids,
+            &cache::Pass {
+                mask: &mask,
+                cache: None,
+            },
+        )
     }
 
     /// Vocabulary logits `[n, vocab]` of hidden states `[n, hidden]` (the LM head, without
@@ -231,6 +240,8 @@ pub struct CausalLm {
     backend: CausalBackend,
     tokenizer: PlmTokenizer,
     prefix: i64,
+    /// What generation reads beside the model: the BOS token's text, the EOS ids.
+    ends: generate::Ends,
     id: ModelId,
 }
 
@@ -253,7 +264,12 @@ impl CausalLm {
             read("tokenizer_config.json")?,
             read("special_tokens_map.json")?,
         ];
-        Self::assemble(model, tokenizer, &files, ModelId::of(dir))
+        let eos = generate::eos_ids(read_json(&dir.join("generation_config.json"))?.as_ref());
+        let mut lm = Self::assemble(model, tokenizer, &files, ModelId::of(dir))?;
+        if let Some(eos) = eos {
+            lm.ends.eos = eos;
+        }
+        Ok(lm)
     }
 
     /// The causal LM served at `endpoints` (each `http://HOST:PORT/v1`, replicas of one
@@ -278,6 +294,11 @@ impl CausalLm {
             read("special_tokens_map.json")?,
         ];
         let prefix = prefix_token(&files, &tokenizer, ids)?;
+        let ends = generate::Ends {
+            bos_text: named_token(&files, "bos_token"),
+            eos: generate::eos_ids(read("generation_config.json")?.as_ref())
+                .unwrap_or_else(|| ids.1.into_iter().collect()),
+        };
         let served = crate::ServedModel::connect(endpoints, options, window)?;
         let name = served.served_name().trim_end_matches('/');
         let name = name.rsplit('/').next().unwrap_or(name).to_owned();
@@ -290,6 +311,7 @@ impl CausalLm {
             backend: CausalBackend::Served(served),
             tokenizer,
             prefix,
+            ends,
             id: ModelId::known(name, &dir, digest),
         })
     }
@@ -346,10 +368,15 @@ impl CausalLm {
                 vocab_size: model.config().vocab_size,
             });
         }
+        let ends = generate::Ends {
+            bos_text: named_token(token_files, "bos_token"),
+            eos: model.config().eos_token_id.into_iter().collect(),
+        };
         Ok(CausalLm {
             backend: CausalBackend::Local(model),
             tokenizer,
             prefix,
+            ends,
             id,
         })
     }
@@ -467,6 +494,17 @@ pub(crate) fn special_token(config: &Value, key: &str) -> Option<Option<String>>
     }
 }
 
+/// The special token `key` (`bos_token`, `eos_token`) of the tokenizer configuration files
+/// (`tokenizer_config.json`, then `special_tokens_map.json`): the first file that names it
+/// decides (null included), as `transformers`' tokenizer takes it.
+fn named_token(token_files: &[Option<Value>; 2], key: &str) -> Option<String> {
+    token_files
+        .iter()
+        .flatten()
+        .find_map(|f| special_token(f, key))
+        .flatten()
+}
+
 /// The JSON of a tokenizer configuration file; `path` names it in errors.
 fn parse_json(text: &str, path: PathBuf) -> Result<Value, PlmError> {
     serde_json::from_str(text).map_err(|source| PlmError::ConfigJson { path, source })
@@ -504,17 +542,9 @@ fn prefix_token(
     tokenizer: &PlmTokenizer,
     (bos_token_id, eos_token_id): (Option<i64>, Option<i64>),
 ) -> Result<i64, PlmError> {
-    let files: Vec<&Value> = token_files.iter().flatten().collect();
-    if !files.is_empty() {
-        // The first file that names the token decides (null included), as transformers'
-        // tokenizer takes it.
-        let token = |key: &str| -> Option<String> {
-            files.iter().find_map(|f| special_token(f, key)).flatten()
-        };
-        if let Some(id) = token("bos_token").and_then(|t| tokenizer.token_to_id(&t)) {
-            return Ok(id);
-        }
-        if let Some(id) = token("eos_token").and_then(|t| tokenizer.token_to_id(&t)) {
+    if token_files.iter().any(Option::is_some) {
+        let id = |key: &str| named_token(token_files, key).and_then(|t| tokenizer.token_to_id(&t));
+        if let Some(id) = id("bos_token").or_else(|| id("eos_token")) {
             return Ok(id);
         }
     }

@@ -11,6 +11,7 @@
 use tch::Tensor;
 
 use crate::causal::config::{CausalConfig, CausalType, FamilySettings, Raw, RopeScaling};
+use crate::causal::cache::{remember, KvSlot, Pass};
 use crate::causal::layers::{attend, linear, Masks, Scores};
 use crate::causal::registry::{CausalArchitecture, CausalNet};
 use crate::config::Activation;
@@ -38,7 +39,12 @@ struct Layer {
 }
 
 impl Layer {
-    fn forward(&self, x: &Tensor, mask: &Tensor) -> Result<Tensor, PlmError> {
+    fn forward(
+        &self,
+        x: &Tensor,
+        mask: &Tensor,
+        slot: Option<&KvSlot>,
+    ) -> Result<Tensor, PlmError> {
         let size = x.size();
         let (b, l) = (size[0], size[1]);
         let pre = |norm: &LayerNorm, t: &Tensor| -> Result<Tensor, PlmError> {
@@ -62,8 +68,11 @@ impl Layer {
         };
         let scaling = (self.head_dim as f64).powf(-0.5);
         let q = heads(self.q.forward(&n)?.f_mul_scalar(scaling)?)?;
-        let k = heads(self.k.forward(&n)?)?;
-        let v = heads(self.v.forward(&n)?)?;
+        let (k, v) = remember(
+            slot,
+            heads(self.k.forward(&n)?)?,
+            heads(self.v.forward(&n)?)?,
+        )?;
         let context = attend(&q, &k, &v, mask, Scores::scaled(1.0))?;
         let h = post(&self.attn_norm, x.f_add(&self.out.forward(&context)?)?)?;
         let m = pre(&self.ffn_norm, &h)?;
@@ -155,28 +164,34 @@ impl Opt {
 impl CausalNet for Opt {
     /// The decoder's output before `project_out` (`[batch, length, hidden]`); [`Self::logits`]
     /// projects it.
-    fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError> {
+    fn forward(&self, ids: &Tensor, pass: &Pass<'_>) -> Result<Tensor, PlmError> {
         let l = ids.size()[1];
+        let start = pass.offset();
         let mut hidden = Tensor::f_embedding(&self.embed, ids, -1, false, false)?;
         if let Some(project) = &self.project_in {
             hidden = project.forward(&hidden)?;
         }
         // `cumsum(mask) · mask − 1`: 0, 1, ... on a right-padded row's tokens (padding, which
         // no real token attends to, takes position 0 here).
-        let position_ids = Tensor::f_arange(l, (tch::Kind::Int64, ids.device()))?
-            .f_add_scalar(OFFSET)?
+        let position_ids =
+            Tensor::f_arange_start(start, start + l, (tch::Kind::Int64, ids.device()))?
+                .f_add_scalar(OFFSET)?
             .f_unsqueeze(0)?;
         let positions = Tensor::f_embedding(&self.positions, &position_ids, -1, false, false)?;
         hidden = hidden.f_add(&positions)?;
         let kind = hidden.kind();
-        let mut masks = Masks::new(attention_mask, kind);
-        for layer in &self.layers {
-            hidden = layer.forward(&hidden, masks.get(None)?)?;
+        let mut masks = Masks::new(pass.mask, l, kind);
+        for (i, layer) in self.layers.iter().enumerate() {
+            hidden = layer.forward(&hidden, masks.get(None)?, pass.slot(i))?;
         }
         match &self.final_norm {
             Some(norm) => norm.forward(&hidden),
             None => Ok(hidden),
         }
+    }
+
+    fn layers(&self) -> usize {
+        self.layers.len()
     }
 
     fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError> {

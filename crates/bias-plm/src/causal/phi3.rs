@@ -66,6 +66,7 @@ impl RotaryLayer for Layer {
         let k = qkv.f_narrow(-1, heads * d, kv_heads * d)?;
         let v = qkv.f_narrow(-1, (heads + kv_heads) * d, kv_heads * d)?;
         let (q, k, v) = self.heads.rotated((&q, &k, &v), at)?;
+        let (k, v) = at.cached(k, v)?;
         let scores = Scores::scaled(self.heads.scaling());
         let h = x.f_add(&self.o.forward(&attend(&q, &k, &v, at.mask, scores)?)?)?;
         let gate_up = self.gate_up.forward(&self.post_norm.forward(&h)?)?;

@@ -9,15 +9,20 @@
 
 use tch::Tensor;
 
+use super::cache::Pass;
 use super::config::{CausalConfig, Raw};
 use crate::model::Weights;
 use crate::PlmError;
 
 /// A loaded causal LM's network: final hidden states, and the LM head on them.
 pub(crate) trait CausalNet: std::fmt::Debug + Send {
-    /// The final hidden states `[batch, length, hidden]` of validated `ids` and 0/1
-    /// `attention_mask` (both `[batch, length]`, int64, on the model's device).
-    fn forward(&self, ids: &Tensor, attention_mask: &Tensor) -> Result<Tensor, PlmError>;
+    /// The final hidden states `[batch, new, hidden]` of validated `ids` `[batch, new]` (int64,
+    /// on the model's device): a whole right-padded batch, or a decoding step whose tokens follow
+    /// those in `pass.cache`. `pass.mask` covers the cached tokens and the new ones.
+    fn forward(&self, ids: &Tensor, pass: &Pass<'_>) -> Result<Tensor, PlmError>;
+
+    /// Attention layers, the slots of a [`super::cache::KvCache`].
+    fn layers(&self) -> usize;
 
     /// Vocabulary logits `[n, vocab]` of hidden states `[n, hidden]`.
     fn logits(&self, hidden: &Tensor) -> Result<Tensor, PlmError>;

@@ -86,14 +86,7 @@ pub(crate) fn encode_with_prefix(
     prefix: i64,
     text: &str,
 ) -> Result<Vec<i64>, PlmError> {
-    let enc = tokenizer
-        .inner()
-        .encode(text, false)
-        .map_err(|source| PlmError::Tokenizer {
-            path: tokenizer.path().to_path_buf(),
-            source,
-        })?;
-    let content: Vec<i64> = enc.get_ids().iter().map(|&i| i64::from(i)).collect();
+    let content = tokenizer.encode_plain(text)?;
     if content.first() == Some(&prefix) {
         return Ok(content);
     }

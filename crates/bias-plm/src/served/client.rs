@@ -7,9 +7,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::log::RequestLog;
-use super::wire::{Completion, EchoRequest, LogProbs, ModelCard, ModelList};
+use super::wire::{Completion, EchoRequest, GenerateRequest, LogProbs, ModelCard, ModelList};
 use super::ServedOptions;
-use crate::PlmError;
+use crate::{Finish, GenerationOptions, Greedy, PlmError};
 
 /// The longest wait between two tries.
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
@@ -130,8 +130,55 @@ impl Client {
 
     /// [`Client::prompt_logprobs`] of prompts the log does not hold.
     fn ask(&self, prompts: &[&[i64]], log: Option<&RequestLog>) -> Result<Vec<Echoed>, PlmError> {
+        self.spread(prompts, |group, first| {
+            let echoed = self.echo(group, first, prompts.len())?;
+            log.map_or(Ok(()), |l| l.append(group, &echoed))?;
+            Ok(echoed)
+        })
+    }
+
+    /// Every prompt's greedy continuation (`temperature` 0, `options`' token limit and stop
+    /// strings, the generated token ids asked for with vLLM's `return_token_ids`), in order;
+    /// `eos` tells an end-of-sequence stop from a stop string's.
+    ///
+    /// # Errors
+    /// [`PlmError::Served`] for the first request that failed, or whose reply has no token ids.
+    pub(crate) fn greedy(
+        &self,
+        prompts: &[&[i64]],
+        options: &GenerationOptions,
+        eos: &[i64],
+    ) -> Result<Vec<Greedy>, PlmError> {
+        self.spread(prompts, |group, first| {
+            let body = encode(&GenerateRequest {
+                model: &self.model,
+                prompt: group,
+                max_tokens: options.max_new_tokens,
+                temperature: 0.0,
+                stop: &options.stop,
+                return_token_ids: true,
+            })?;
+            let what = format!(
+                "POST /completions (generating for prompts {}–{} of {})",
+                first + 1,
+                first + group.len(),
+                prompts.len()
+            );
+            self.post_completions(&what, &body, |reply| generated(reply, group.len(), eos))
+        })
+    }
+
+    /// `send(group, index of its first prompt)` on `prompts` in groups of `prompts_per_request`,
+    /// `max_in_flight` at a time; the answers in prompt order, or the first group's failure (in
+    /// prompt order), after which no new group is sent.
+    fn spread<T: Send>(
+        &self,
+        prompts: &[&[i64]],
+        send: impl Fn(&[&[i64]], usize) -> Result<Vec<T>, PlmError> + Sync,
+    ) -> Result<Vec<T>, PlmError> {
         let groups: Vec<&[&[i64]]> = prompts.chunks(self.prompts_per_request).collect();
-        let results: Mutex<Vec<Option<Vec<Echoed>>>> = Mutex::new(vec![None; groups.len()]);
+        let results: Mutex<Vec<Option<Vec<T>>>> =
+            Mutex::new((0..groups.len()).map(|_| None).collect());
         let failed: Mutex<Option<(usize, PlmError)>> = Mutex::new(None);
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
@@ -143,12 +190,7 @@ impl Client {
                     if g >= groups.len() || stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    let first = g * self.prompts_per_request;
-                    let answered = self.echo(groups[g], first, prompts.len()).and_then(|e| {
-                        log.map_or(Ok(()), |l| l.append(groups[g], &e))?;
-                        Ok(e)
-                    });
-                    match answered {
+                    match send(groups[g], g * self.prompts_per_request) {
                         Ok(echoed) => lock(&results)[g] = Some(echoed),
                         Err(e) => {
                             stop.store(true, Ordering::Relaxed);
@@ -176,29 +218,36 @@ impl Client {
         first: usize,
         total: usize,
     ) -> Result<Vec<Echoed>, PlmError> {
-        let body = serde_json::to_string(&EchoRequest {
+        let body = encode(&EchoRequest {
             model: &self.model,
             prompt: prompts,
             echo: true,
             logprobs: 1,
             max_tokens: 1,
             temperature: 0.0,
-        })
-        .map_err(|e| PlmError::Served {
-            request: "encoding a request".into(),
-            reason: e.to_string(),
         })?;
         let what = format!(
             "POST /completions (prompts {}–{} of {total})",
             first + 1,
             first + prompts.len()
         );
-        self.attempts(&what, None, |url| {
+        self.post_completions(&what, &body, |reply| echoed(reply, prompts))
+    }
+
+    /// `POST /completions` of `body` (retried as [`Client::attempts`] does), its reply read by
+    /// `parse` (whose error is fatal).
+    fn post_completions<T>(
+        &self,
+        what: &str,
+        body: &str,
+        parse: impl Fn(Completion) -> Result<T, String>,
+    ) -> Result<T, PlmError> {
+        self.attempts(what, None, |url| {
             let request = self.authorised(self.agent.post(&format!("{url}/completions")));
             let text = read(
                 request
                     .set("Content-Type", "application/json")
-                    .send_string(&body),
+                    .send_string(body),
             )?;
             let reply: Completion = serde_json::from_str(&text).map_err(|e| {
                 // A reply cut short is a transfer's failure; a whole one of another shape is not.
@@ -208,7 +257,7 @@ impl Client {
                     Failure::Fatal(format!("not a completion ({e}): {}", excerpt(&text)))
                 }
             })?;
-            echoed(reply, prompts).map_err(Failure::Fatal)
+            parse(reply).map_err(Failure::Fatal)
         })
     }
 
@@ -312,6 +361,46 @@ fn echoed(reply: Completion, prompts: &[&[i64]]) -> Result<Vec<Echoed>, String> 
             ));
         };
         *slot = Some(echo_of(&lp, prompts[i].len()).map_err(|e| format!("choice {i}: {e}"))?);
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// The JSON text of a request body.
+fn encode(request: &impl serde::Serialize) -> Result<String, PlmError> {
+    serde_json::to_string(request).map_err(|e| PlmError::Served {
+        request: "encoding a request".into(),
+        reason: e.to_string(),
+    })
+}
+
+/// The `n` prompts' generated tokens from `reply`, in prompt order; a `stop` finish whose last
+/// token is one of `eos` is an end-of-sequence stop.
+fn generated(reply: Completion, n: usize, eos: &[i64]) -> Result<Vec<Greedy>, String> {
+    if reply.choices.len() != n {
+        return Err(format!("{} choices for {n} prompts", reply.choices.len()));
+    }
+    let mut out: Vec<Option<Greedy>> = vec![None; n];
+    for choice in reply.choices {
+        let i = choice.index;
+        let Some(slot) = out.get_mut(i).filter(|s| s.is_none()) else {
+            return Err(format!("a choice index {i} out of range or repeated"));
+        };
+        let Some(token_ids) = choice.token_ids else {
+            return Err(format!(
+                "choice {i} has no token_ids: the server ignored `return_token_ids` (vLLM                  answers it from version 0.10.2 on); serve the model with a recent vLLM"
+            ));
+        };
+        let finish = match choice.finish_reason.as_deref() {
+            Some("length") => Finish::Length,
+            Some("stop") if token_ids.last().is_some_and(|t| eos.contains(t)) => Finish::Eos,
+            Some("stop") => Finish::Stop,
+            other => return Err(format!("choice {i} finished for {other:?}")),
+        };
+        *slot = Some(Greedy {
+            margins: Vec::new(),
+            token_ids,
+            finish,
+        });
     }
     Ok(out.into_iter().flatten().collect())
 }

@@ -214,6 +214,24 @@ impl ServedModel {
     }
 }
 
+impl ServedModel {
+    /// The greedy continuations of `prompts` (token ids) through `POST /completions`, spread
+    /// over the endpoints as scoring's requests are; `eos` tells an end-of-sequence stop from a
+    /// stop string's.
+    ///
+    /// # Errors
+    /// [`PlmError::Served`] naming the request that failed after its retries, or whose reply
+    /// has no generated token ids.
+    pub(crate) fn greedy(
+        &self,
+        prompts: &[&[i64]],
+        options: &crate::GenerationOptions,
+        eos: &[i64],
+    ) -> Result<Vec<crate::Greedy>, PlmError> {
+        self.client.greedy(prompts, options, eos)
+    }
+}
+
 /// The model of `listed` to use: `wanted`, or the only one.
 fn pick_model<'a>(
     endpoint: &str,

@@ -32,7 +32,21 @@ pub(crate) struct EchoRequest<'a> {
     pub(crate) temperature: f64,
 }
 
-/// The reply to an [`EchoRequest`].
+/// `POST /v1/completions` asking for a greedy continuation of each prompt.
+#[derive(Debug, Serialize)]
+pub(crate) struct GenerateRequest<'a> {
+    pub(crate) model: &'a str,
+    /// Token ids, one list per prompt.
+    pub(crate) prompt: &'a [&'a [i64]],
+    pub(crate) max_tokens: usize,
+    pub(crate) temperature: f64,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub(crate) stop: &'a [String],
+    /// vLLM's extension: the generated token ids in each choice's `token_ids`.
+    pub(crate) return_token_ids: bool,
+}
+
+/// The reply to an [`EchoRequest`] or a [`GenerateRequest`].
 #[derive(Debug, Deserialize)]
 pub(crate) struct Completion {
     pub(crate) choices: Vec<Choice>,
@@ -44,6 +58,12 @@ pub(crate) struct Choice {
     pub(crate) index: usize,
     #[serde(default)]
     pub(crate) logprobs: Option<LogProbs>,
+    /// The generated token ids (vLLM's `return_token_ids`).
+    #[serde(default)]
+    pub(crate) token_ids: Option<Vec<i64>>,
+    /// `length` or `stop` (an EOS token or a stop string).
+    #[serde(default)]
+    pub(crate) finish_reason: Option<String>,
 }
 
 /// The legacy completions `logprobs` object: per token its log-probability (`null` for the first

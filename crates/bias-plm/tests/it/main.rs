@@ -5,6 +5,7 @@ mod causal_parity;
 mod chat_templates;
 mod deberta_variants;
 mod embedder;
+mod generation;
 mod hostile_folders;
 mod libtorch;
 mod lm_eval_continuations;
