@@ -87,6 +87,9 @@ enum Command {
     /// BBQ (with the BBQ authors' bias scores) or Winogender.
     #[command(subcommand)]
     Task(task::TaskCommand),
+    /// Greedy continuations of a prompt file with a causal LM (local or served, plain or in its
+    /// chat format), one JSON line per prompt (resumable).
+    Generate(generate::GenerateArgs),
     /// Another tool's saved per-sample output as a score table: lm-evaluation-harness's
     /// `--log_samples` of its CrowS-Pairs tasks, re-scored without running the model again.
     #[command(subcommand)]
@@ -112,6 +115,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Finetune(a) => finetune::run(&a, &mut out),
         Command::Controlled(a) => controlled::run(&a, &mut out),
         Command::Task(c) => task::run(&c),
+        Command::Generate(a) => generate::run(&a),
         Command::Import(c) => c.run(&mut out),
     }
 }

@@ -149,11 +149,14 @@ impl ServedArgs {
 
 /// A served model's request log at `path` (its folder made): answers kept, reused by a rerun,
 /// which says how many it found. Nothing for a local model.
-pub fn keep_requests(lm: &mut LanguageModel, path: &std::path::Path) -> Result<(), CliError> {
+pub fn keep_requests(
+    log_requests: impl FnOnce(&std::path::Path) -> Result<Option<usize>, bias_plm::PlmError>,
+    path: &std::path::Path,
+) -> Result<(), CliError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| bias_core::CoreError::io(parent, e))?;
     }
-    if let Some(held) = lm.log_requests(path)?.filter(|&n| n > 0) {
+    if let Some(held) = log_requests(path)?.filter(|&n| n > 0) {
         eprintln!("{}: {held} prompts already answered", path.display());
     }
     Ok(())
@@ -213,6 +216,26 @@ impl DeviceArgs {
             Some(n) => lm.with_name(n),
             None => lm,
         })
+    }
+
+    /// The causal LM of `model` ([`DeviceArgs::open_any`]); a masked LM is a usage error naming
+    /// its type and saying that `work` needs a causal LM, rather than the causal loader's list of
+    /// every supported type.
+    pub fn open_causal(
+        &self,
+        model: &std::path::Path,
+        name: Option<&str>,
+        work: &str,
+    ) -> Result<bias_plm::CausalLm, CliError> {
+        match self.open_any(model, name)? {
+            LanguageModel::Causal(lm) => Ok(lm),
+            lm => Err(CliError::Usage(format!(
+                "{}: a masked LM ({}); {work} with a causal LM ({})",
+                model.display(),
+                lm.model_type(),
+                bias_plm::CausalType::supported_list()
+            ))),
+        }
     }
 
     /// Opens the BERT next-sentence head of `model` (a folder or a Hugging Face id, see

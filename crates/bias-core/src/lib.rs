@@ -70,6 +70,7 @@ pub mod capability;
 mod choice;
 pub mod conventions;
 mod error;
+pub mod generation;
 mod measurement;
 mod names;
 mod pair;
@@ -89,6 +90,7 @@ pub use capability::{
 pub use choice::{Choice, Named};
 pub use conventions::{CpsRounding, ScoringConventions, SssAverage};
 pub use error::CoreError;
+pub use generation::{Finish, Generation, GenerationOptions, TextGenerator};
 pub use measurement::{Measurement, TypeValue};
 pub use names::{DatasetName, ModelName, ScorerName};
 pub use pair::SentencePair;

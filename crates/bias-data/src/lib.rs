@@ -60,6 +60,7 @@ pub mod layout;
 pub mod lm_eval;
 pub mod occupations;
 pub mod pairs;
+pub mod prompts;
 mod pylit;
 pub mod stereoset;
 mod util;

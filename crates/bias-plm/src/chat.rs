@@ -298,3 +298,38 @@ impl<S: bias_core::ContinuationScorer + ?Sized> bias_core::ContinuationScorer
         self.inner.check_continuations(&chatted)
     }
 }
+
+/// A [`bias_core::TextGenerator`] whose prompts are rendered by a [`ChatPrompt`] first (the
+/// user's turn, the assistant's turn opened: lm-evaluation-harness's `generate_until` under
+/// `--apply_chat_template`); each [`bias_core::Generation`] keeps the prompt as given.
+#[derive(Debug)]
+pub struct ChatGenerator<'s, G: ?Sized> {
+    inner: &'s mut G,
+    prompt: &'s ChatPrompt,
+}
+
+impl<'s, G: bias_core::TextGenerator + ?Sized> ChatGenerator<'s, G> {
+    /// `inner`'s prompts rendered by `prompt`.
+    pub fn new(inner: &'s mut G, prompt: &'s ChatPrompt) -> Self {
+        ChatGenerator { inner, prompt }
+    }
+}
+
+impl<G: bias_core::TextGenerator + ?Sized> bias_core::TextGenerator for ChatGenerator<'_, G> {
+    fn generate_until(
+        &mut self,
+        prompts: &[&str],
+        options: &bias_core::GenerationOptions,
+    ) -> Result<Vec<bias_core::Generation>, bias_core::BoxError> {
+        let rendered = prompts
+            .iter()
+            .map(|p| self.prompt.render_user(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let rendered: Vec<&str> = rendered.iter().map(String::as_str).collect();
+        let mut out = self.inner.generate_until(&rendered, options)?;
+        for (g, p) in out.iter_mut().zip(prompts) {
+            (*p).clone_into(&mut g.prompt);
+        }
+        Ok(out)
+    }
+}

@@ -133,12 +133,12 @@ mod tokenizer;
 mod train;
 
 pub use adapter::{LoraAdapter, LoraConfig};
+pub use bias_core::{Finish, Generation, GenerationOptions};
 pub use causal::{
     CausalBackend, CausalConfig, CausalLm, CausalModel, CausalScorer, CausalScorerKind, CausalType,
-    EncodedContinuation, FamilySettings, Finish, Generation, GenerationOptions, Greedy,
-    RopeScaling, TokenLogProbs,
+    EncodedContinuation, FamilySettings, Greedy, RopeScaling, TokenLogProbs,
 };
-pub use chat::{ChatPrompt, ChatScorer, ChatTemplate, Message};
+pub use chat::{ChatGenerator, ChatPrompt, ChatScorer, ChatTemplate, Message};
 pub use config::{Activation, ModelConfig, ModelType};
 pub use continuation::MaskedContinuationScorer;
 pub use cost::multiply_adds;

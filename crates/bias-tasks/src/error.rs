@@ -17,6 +17,17 @@ pub enum TaskError {
         #[source]
         source: bias_core::BoxError,
     },
+    /// The model failed to generate.
+    #[error("generating for prompts {} to {end} (of the run's, from 1): {source}", first + 1)]
+    Generation {
+        /// The first prompt of the failed chunk (from 0).
+        first: usize,
+        /// One past its last prompt.
+        end: usize,
+        /// The runtime's error.
+        #[source]
+        source: bias_core::BoxError,
+    },
     /// A document has a request the model cannot score (a continuation longer than its
     /// window, say), found by [`bias_core::ContinuationScorer::check_continuations`] before
     /// anything was scored.

@@ -46,6 +46,7 @@
 pub mod bbq;
 pub mod choice;
 mod error;
+pub mod generation;
 pub mod report;
 pub mod stereoset;
 pub mod winogender;

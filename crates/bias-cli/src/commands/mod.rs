@@ -8,6 +8,7 @@ pub mod debias;
 pub mod embed;
 pub mod evaluate;
 pub mod finetune;
+pub mod generate;
 pub mod import;
 pub mod measure;
 pub mod merge;

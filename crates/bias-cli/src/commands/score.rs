@@ -55,7 +55,7 @@ pub fn score(args: &ScoreArgs) -> Result<Scored, CliError> {
 pub fn log_requests(lm: &mut LanguageModel, out: &Path) -> Result<(), CliError> {
     let mut name = out.as_os_str().to_owned();
     name.push(".requests.jsonl");
-    crate::model_args::keep_requests(lm, &std::path::PathBuf::from(name))
+    crate::model_args::keep_requests(|p| lm.log_requests(p), &std::path::PathBuf::from(name))
 }
 
 /// Scores the data set of `args` into `args.out` with the model `lm` (opened from `args`).

@@ -113,20 +113,13 @@ impl TaskArgs {
     /// The causal LM of `--model`; any other (a masked LM) is a usage error naming its type, rather than
     /// the causal loader's list of every supported type.
     fn open(&self, task: &str) -> Result<CausalLm, CliError> {
-        let mut lm = self
+        let work = "BBQ and Winogender score answers";
+        let lm = self
             .device
-            .open_any(&self.model, self.model_name.as_deref())?;
-        self.log_requests(&mut lm, task)?;
-        let model_type = lm.model_type().to_owned();
-        match lm {
-            bias_plm::LanguageModel::Causal(lm) => Ok(lm),
-            _ => Err(CliError::Usage(format!(
-                "{}: a masked LM ({}); BBQ and Winogender score answers with a causal LM ({})",
-                self.model.display(),
-                model_type,
-                bias_plm::CausalType::supported_list()
-            ))),
-        }
+            .open_causal(&self.model, self.model_name.as_deref(), work)?;
+        let mut lm = lm;
+        self.log_requests(|p| lm.log_requests(p), task)?;
+        Ok(lm)
     }
 
     fn scoring(&self) -> ScoringOptions {
@@ -140,7 +133,11 @@ impl TaskArgs {
     /// A served model's request log in `--out` (`TASK.requests.jsonl`, a shard's
     /// `TASK.requests.shard-I-of-N.jsonl`): its answers are kept and a rerun asks only for
     /// the rest.
-    fn log_requests(&self, lm: &mut bias_plm::LanguageModel, task: &str) -> Result<(), CliError> {
+    fn log_requests(
+        &self,
+        log_requests: impl FnOnce(&Path) -> Result<Option<usize>, bias_plm::PlmError>,
+        task: &str,
+    ) -> Result<(), CliError> {
         let Some(dir) = &self.out else {
             return Ok(());
         };
@@ -148,7 +145,7 @@ impl TaskArgs {
             Some(s) => format!("{task}.requests.shard-{}-of-{}.jsonl", s.index(), s.count()),
             None => format!("{task}.requests.jsonl"),
         };
-        crate::model_args::keep_requests(lm, &dir.join(name))
+        crate::model_args::keep_requests(log_requests, &dir.join(name))
     }
 
     fn log(
@@ -344,7 +341,10 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
         .refuse("StereoSet scores sentences, not answers to a prompt")?;
     let set = bias_data::stereoset::read_stereoset_path(args.split.path(&t.data_dir))?;
     let mut lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
-    t.log_requests(&mut lm, &bias_tasks::StereoSetReport::log_task(args.split))?;
+    t.log_requests(
+        |p| lm.log_requests(p),
+        &bias_tasks::StereoSetReport::log_task(args.split),
+    )?;
     // The folder the model was opened from (a served model's tokenizer folder).
     let intersentence = args.intersentence.resolve(|| -> Result<bool, CliError> {
         Ok(bias_plm::has_next_sentence_head(lm.dir())?)

@@ -13,6 +13,7 @@ mod cli;
 mod controlled;
 mod controlled_cps;
 mod embed;
+mod generate;
 mod hub_cache;
 mod hub_download;
 mod kaneko2022_tokens;

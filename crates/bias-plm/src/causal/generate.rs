@@ -8,24 +8,12 @@
 //! `transformers` keeps it), when a stop string appears in the text generated so far, or at the
 //! token limit.
 
-use serde::{Deserialize, Serialize};
+use bias_core::{Finish, Generation, GenerationOptions};
 use tch::{Kind, Tensor};
 
 use super::cache::{KvCache, Pass};
 use super::{CausalBackend, CausalLm, CausalModel};
 use crate::PlmError;
-
-/// Why decoding stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Finish {
-    /// The token limit was reached.
-    Length,
-    /// The model produced an end-of-sequence token (the last of the ids).
-    Eos,
-    /// A stop string appeared in the generated text.
-    Stop,
-}
 
 /// The tokens a greedy decoding produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -168,41 +156,6 @@ pub(crate) fn eos_ids(generation_config: Option<&serde_json::Value>) -> Option<V
     }
 }
 
-/// How far to decode ([`CausalLm::generate`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct GenerationOptions {
-    /// The most tokens to generate (lm-evaluation-harness's `max_gen_toks`; 256 by default, its
-    /// default).
-    pub max_new_tokens: usize,
-    /// Stop strings (lm-evaluation-harness's `until`): decoding stops once the text generated so
-    /// far contains one, and the text is cut before the first.
-    pub stop: Vec<String>,
-}
-
-impl Default for GenerationOptions {
-    fn default() -> Self {
-        GenerationOptions {
-            max_new_tokens: 256,
-            stop: Vec::new(),
-        }
-    }
-}
-
-/// A prompt's greedy continuation, as `bias generate` writes it (one JSON line per prompt).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Generation {
-    /// The prompt, as given.
-    pub prompt: String,
-    /// The generated text: its tokens decoded without special tokens, cut before the first stop
-    /// string (lm-evaluation-harness's `generate_until` post-processing).
-    pub text: String,
-    /// The generated token ids (an end-of-sequence token included; after a stop string, the
-    /// tokens up to the one that completed it).
-    pub token_ids: Vec<i64>,
-    /// Why decoding stopped.
-    pub finish: Finish,
-}
-
 impl CausalLm {
     /// The token ids a generation prompt is encoded to, as lm-evaluation-harness's
     /// `generate_until` encodes a context: with the tokenizer's own special tokens
@@ -307,4 +260,14 @@ pub(crate) fn cut_at_stop(mut text: String, stop: &[String]) -> String {
         text.truncate(at);
     }
     text
+}
+
+impl bias_core::TextGenerator for CausalLm {
+    fn generate_until(
+        &mut self,
+        prompts: &[&str],
+        options: &GenerationOptions,
+    ) -> Result<Vec<Generation>, bias_core::BoxError> {
+        Ok(self.generate_batch(prompts, options)?)
+    }
 }

@@ -68,7 +68,7 @@ causal_architectures![gpt2, llama, mistral, qwen2, gpt_neox, opt, gemma2, phi3, 
 pub(crate) use config::MAX_LAYERS;
 pub use config::{CausalConfig, CausalType, FamilySettings, RopeScaling};
 pub use continuation::EncodedContinuation;
-pub use generate::{Finish, Generation, GenerationOptions, Greedy};
+pub use generate::Greedy;
 pub(crate) use scorer::{Backend, Span};
 pub use scorer::{CausalScorer, CausalScorerKind, TokenLogProbs};
 

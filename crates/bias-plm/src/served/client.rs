@@ -9,7 +9,8 @@ use std::time::Duration;
 use super::log::RequestLog;
 use super::wire::{Completion, EchoRequest, GenerateRequest, LogProbs, ModelCard, ModelList};
 use super::ServedOptions;
-use crate::{Finish, GenerationOptions, Greedy, PlmError};
+use crate::{Greedy, PlmError};
+use bias_core::{Finish, GenerationOptions};
 
 /// The longest wait between two tries.
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
