@@ -1,6 +1,7 @@
 //! A stand-in for an OpenAI-compatible server on 127.0.0.1, for the served-model client's
 //! tests: `/v1/models` and `/v1/completions` with `echo` and `logprobs`, whose log-probabilities
-//! come from [`fake_logprob`] (a hand formula the tests can recompute), and which injects faults
+//! come from [`fake_logprob`] (a hand formula the tests can recompute), or with
+//! `return_token_ids` (vLLM's), whose greedy tokens come from [`fake_next`]; it injects faults
 //! into chosen requests.
 //!
 //! Its thread stops when the [`StandIn`] is dropped.
@@ -39,6 +40,34 @@ pub fn fake_logprob(previous: i64, token: i64, position: usize) -> f64 {
 /// Whether the stand-in lists `token` as its top-1 token.
 pub fn fake_is_top(token: i64) -> bool {
     token % 3 == 0
+}
+
+/// The token the stand-in generates after `previous` at `position` (of the whole sequence):
+/// [`FAKE_EOS`] when `previous + position` is a multiple of 23, else one of 3..1003.
+pub fn fake_next(previous: i64, position: usize) -> i64 {
+    if (previous + position as i64) % 23 == 0 {
+        return FAKE_EOS;
+    }
+    3 + (previous * 13 + position as i64 * 5 + 11).rem_euclid(1000)
+}
+
+/// The end-of-sequence id of [`fake_next`] (`</s>` of the Llama fixture's tokenizer).
+pub const FAKE_EOS: i64 = 2;
+
+/// The stand-in's greedy continuation of `prompt`: [`fake_next`] until [`FAKE_EOS`] (kept) or
+/// `max_tokens`.
+pub fn fake_generation(prompt: &[i64], max_tokens: usize) -> Vec<i64> {
+    let mut all = prompt.to_vec();
+    let mut out = Vec::new();
+    while out.len() < max_tokens {
+        let next = fake_next(*all.last().unwrap_or(&0), all.len());
+        all.push(next);
+        out.push(next);
+        if next == FAKE_EOS {
+            break;
+        }
+    }
+    out
 }
 
 /// A running stand-in server.
@@ -168,10 +197,15 @@ impl Server {
             _ => {}
         }
         let no_logprobs = fault == Some(Fault::NoLogprobs);
+        let generating = request["return_token_ids"] == json!(true);
+        let max_tokens = request["max_tokens"].as_u64().unwrap_or(16) as usize;
         let choices: Vec<Value> = prompts
             .iter()
             .enumerate()
-            .map(|(i, p)| choice(i, p, no_logprobs))
+            .map(|(i, p)| match generating {
+                true => generated(i, p, max_tokens),
+                false => choice(i, p, no_logprobs),
+            })
             .collect();
         let text = json!({"object": "text_completion", "model": self.model, "choices": choices})
             .to_string();
@@ -219,6 +253,18 @@ fn choice(index: usize, prompt: &[i64], no_logprobs: bool) -> Value {
     top.push(json!({"id:7": -1.0}));
     json!({"index": index, "text": "", "finish_reason": "length",
            "logprobs": {"tokens": tokens, "token_logprobs": logprobs, "top_logprobs": top}})
+}
+
+/// One prompt's generated choice ([`fake_generation`]), its ids in `token_ids` as vLLM's
+/// `return_token_ids` gives them; the text is left empty (the client decodes the ids itself).
+fn generated(index: usize, prompt: &[i64], max_tokens: usize) -> Value {
+    let ids = fake_generation(prompt, max_tokens);
+    let finish = if ids.last() == Some(&FAKE_EOS) {
+        "stop"
+    } else {
+        "length"
+    };
+    json!({"index": index, "text": "", "finish_reason": finish, "token_ids": ids})
 }
 
 fn reply(out: &mut TcpStream, status: u16, body: &str) {

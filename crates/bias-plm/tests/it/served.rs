@@ -348,3 +348,53 @@ fn the_request_log_saves_every_answer_for_the_rerun() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Generation through `POST /completions` with `return_token_ids`: each prompt's ids are the
+/// stand-in's formula ([`fake_generation`]) on the prompt's ids, an EOS stop is told from a
+/// stop string's, the text is decoded here (and cut at a stop string), and the prompts are
+/// spread over requests of `prompts_per_request`, in order, through a 500 that is retried.
+#[test]
+fn served_generation_is_the_servers_tokens_in_prompt_order_through_faults() {
+    use bias_core::{Finish, GenerationOptions};
+    use bias_testkit::standin::{fake_generation, FAKE_EOS};
+    let server = StandIn::start("m", 256, vec![None, Some(Fault::ServerError)]);
+    let lm = serve(&[&server], &options()).unwrap();
+    assert_eq!(lm.eos_token_ids(), [FAKE_EOS]);
+    let prompts: Vec<String> = crows(9).iter().map(|p| p.stereo.clone()).collect();
+    let asked: Vec<&str> = prompts.iter().map(String::as_str).collect();
+    let options = GenerationOptions {
+        max_new_tokens: 30,
+        stop: Vec::new(),
+    };
+    let got = lm.generate_batch(&asked, &options).unwrap();
+    assert_eq!(
+        server.completions.load(std::sync::atomic::Ordering::SeqCst),
+        4
+    );
+    let mut finishes = Vec::new();
+    for (g, p) in got.iter().zip(&prompts) {
+        let ids = fake_generation(&lm.encode_prompt(p).unwrap(), 30);
+        assert_eq!(g.token_ids, ids, "{p}");
+        assert_eq!(g.prompt, *p);
+        assert_eq!(g.text, lm.tokenizer().decode(&ids, true).unwrap());
+        let want = if ids.last() == Some(&FAKE_EOS) {
+            Finish::Eos
+        } else {
+            Finish::Length
+        };
+        assert_eq!(g.finish, want);
+        finishes.push(g.finish);
+    }
+    assert!(finishes.contains(&Finish::Eos) && finishes.contains(&Finish::Length));
+
+    // A stop string is sent, and the text cut before it here too.
+    let g = &got[0];
+    let stop = lm.tokenizer().decode(&g.token_ids[2..4], true).unwrap();
+    let options = GenerationOptions {
+        max_new_tokens: 30,
+        stop: vec![stop.clone()],
+    };
+    let cut = lm.generate(&prompts[0], &options).unwrap();
+    let at = g.text.find(&stop).unwrap();
+    assert_eq!(cut.text, g.text[..at]);
+}
