@@ -8,6 +8,9 @@
 #      request's log-likelihood within 1e-4 (PER_CATEGORY examples of each of the 11 categories);
 #   3. lm-eval 0.4.13's `local-completions` on the same server and documents gives the same BBQ
 #      metrics and log-likelihoods (scripts/served_lm_eval.py);
+#   4. `bias generate` through the server (POST /completions, return_token_ids) gives the token
+#      ids of transformers' greedy generate (fixtures/plm/greedy_generation.json), plain and
+#      under the model's chat template;
 # and prints the served runs' throughput beside lm-eval's.
 #
 # Usage: scripts/served_test.sh [BIAS_BINARY]   (default target/debug/bias)
@@ -122,5 +125,34 @@ print(f"served test: BBQ, {len(served)} examples: served = local within 1e-4 "
 print(f"served test: throughput: bias score {2 * pairs / (t1 - t0):.1f} sentences/s; "
       f"bias task bbq {n_req / (t3 - t2):.1f} requests/s ({t3 - t2:.1f} s); "
       f"lm-eval local-completions {n_req / lm['seconds']:.1f} requests/s ({lm['seconds']:.1f} s)")
+EOF
+# 4. Greedy generation through the server against transformers' token ids.
+python3 - "$work" <<'EOF'
+import json, sys
+ref = json.load(open("fixtures/plm/greedy_generation.json"))
+for name, cases in (("plain", ref["families"]["llama-served"]), ("chat", ref["chat"]["cases"])):
+    with open(f"{sys.argv[1]}/prompts-{name}.jsonl", "w") as f:
+        for c in cases:
+            f.write(json.dumps({"prompt": c["prompt"]}) + "\n")
+EOF
+for kind in plain chat; do
+  chat=(); [ "$kind" = chat ] && chat=(--apply-chat-template)
+  "$bias" generate "${served[@]}" --prompts "$work/prompts-$kind.jsonl" --max-new-tokens 40 \
+    "${chat[@]}" --out "$work/generated-$kind.jsonl" 2>"$work/generate.err" \
+    || fail "bias generate: $(cat "$work/generate.err")"
+done
+python3 - "$work" <<'EOF' || fail "generated tokens differ from transformers"
+import json, sys
+ref = json.load(open("fixtures/plm/greedy_generation.json"))
+for name, cases in (("plain", ref["families"]["llama-served"]), ("chat", ref["chat"]["cases"])):
+    got = [json.loads(l) for l in open(f"{sys.argv[1]}/generated-{name}.jsonl")]
+    assert len(got) == len(cases), name
+    for g, c in zip(got, cases):
+        at = next((i for i, (a, b) in enumerate(zip(g["token_ids"], c["token_ids"])) if a != b), None)
+        assert at is None and len(g["token_ids"]) == len(c["token_ids"]), \
+            f"{name}: {c['prompt']!r} departs at token {at} (transformers' top-2 gap there " \
+            f"{c['gaps'][at] if at is not None else None})"
+    print(f"served test: generation ({name}): {len(cases)} prompts x 40 tokens through vLLM "
+          "= transformers' greedy ids")
 EOF
 echo "served test: ok"

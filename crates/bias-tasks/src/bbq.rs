@@ -55,6 +55,9 @@ pub struct BbqDoc<'a> {
     unknown: usize,
     /// `doc_to_biased_answer`: indices of the biased choices.
     biased: Vec<usize>,
+    /// `_doc_to_choice_groups`: the groups of each answer without an `unknown` group, in order
+    /// (the two non-unknown choices').
+    choice_groups: Vec<Vec<String>>,
 }
 
 /// The example's id and the file it came from (`<Category>.jsonl` of BBQ's folder), for errors.
@@ -88,11 +91,15 @@ impl<'a> BbqDoc<'a> {
         let mut choices: Vec<String> = example.answers.to_vec();
         choices.remove(unknown);
         choices.extend(UNKNOWN_RESPONSES.iter().map(|s| (*s).to_owned()));
-        let biased_texts =
-            biased_answers(example).map_err(|reason| TaskError::InvalidDocument {
-                what: what(),
-                reason,
-            })?;
+        let groups = answer_groups(example).map_err(|reason| TaskError::InvalidDocument {
+            what: what(),
+            reason,
+        })?;
+        let biased_texts = biased_answers(example, &groups);
+        let choice_groups = groups
+            .into_iter()
+            .filter(|g| !g.iter().any(|x| x == "unknown"))
+            .collect();
         let biased = choices
             .iter()
             .enumerate()
@@ -104,6 +111,7 @@ impl<'a> BbqDoc<'a> {
             choices,
             unknown,
             biased,
+            choice_groups,
         })
     }
 
@@ -142,6 +150,16 @@ impl<'a> BbqDoc<'a> {
         }
     }
 
+    /// The twelve choices (`doc_to_choice`).
+    pub fn choices(&self) -> &[String] {
+        &self.choices
+    }
+
+    /// The groups of the answers that are not unknown, in order (`_doc_to_choice_groups`).
+    pub fn choice_groups(&self) -> &[Vec<String>] {
+        &self.choice_groups
+    }
+
     /// The choices lm-eval counts as biased.
     pub fn biased(&self) -> &[usize] {
         &self.biased
@@ -162,6 +180,17 @@ impl<'a> BbqDoc<'a> {
     /// What the measures read of the answer `choice` (an index into the twelve choices).
     pub fn answer(&self, choice: usize) -> BbqAnswer {
         let index = self.answer_index(choice);
+        let mut answer = self.answer_base();
+        answer.correct = self.targets().contains(&choice);
+        answer.unknown = choice >= 2;
+        answer.lm_eval_biased = self.biased.contains(&choice);
+        answer.target_selected = self.example.target_loc.map(|t| t == index);
+        answer
+    }
+
+    /// What the measures read of the example before an answer is chosen (no answer correct,
+    /// unknown, biased or the target).
+    pub(crate) fn answer_base(&self) -> BbqAnswer {
         let e = self.example;
         BbqAnswer {
             category: e.category.name().to_owned(),
@@ -173,10 +202,10 @@ impl<'a> BbqDoc<'a> {
                 QuestionPolarity::Neg => Polarity::Negative,
                 QuestionPolarity::NonNeg => Polarity::NonNegative,
             },
-            correct: self.targets().contains(&choice),
-            unknown: choice >= 2,
-            lm_eval_biased: self.biased.contains(&choice),
-            target_selected: e.target_loc.map(|t| t == index),
+            correct: false,
+            unknown: false,
+            lm_eval_biased: false,
+            target_selected: e.target_loc.map(|_| false),
             names: e.label_type.as_deref() == Some("name"),
             authors_rows: e.metadata_rows,
         }
@@ -265,13 +294,31 @@ pub fn run_bbq<S: ContinuationScorer + ?Sized>(
         .zip(&scores)
         .map(|(d, s)| d.answer(s.answer().expect("twelve choices")))
         .collect();
-    let intervals = bootstrap_lm_eval_bbq(&answers, bias_metrics::BootstrapOptions::default())
+    let summary = summarize(&answers)?;
+    Ok(BbqRun {
+        intervals: summary.intervals,
+        statistics: summary.statistics.expect("summarize computes the statistics"),
+        lm_eval: summary.lm_eval,
+        authors: summary.authors,
+        authors_paper_text: summary.authors_paper_text,
+        scores,
+        answers,
+    })
+}
+
+/// Every number of a BBQ run from its answers: lm-eval's metrics, both of the authors'
+/// definitions, the bootstrap intervals and the statistics.
+///
+/// # Errors
+/// [`TaskError::InvalidDocument`] when no interval or statistic can be computed (no answers).
+pub fn summarize(answers: &[BbqAnswer]) -> Result<BbqSummary, TaskError> {
+    let intervals = bootstrap_lm_eval_bbq(answers, bias_metrics::BootstrapOptions::default())
         .map_err(|e| TaskError::InvalidDocument {
             what: "BBQ run".into(),
             reason: format!("no interval: {e}"),
         })?;
     let statistics = bbq_statistics(
-        &answers,
+        answers,
         bias_metrics::BootstrapOptions::default(),
         bias_metrics::FamilyOptions::default(),
     )
@@ -279,25 +326,18 @@ pub fn run_bbq<S: ContinuationScorer + ?Sized>(
         what: "BBQ run".into(),
         reason: format!("no statistics: {e}"),
     })?;
-    Ok(BbqRun {
+    Ok(BbqSummary {
         intervals,
-        statistics,
-        lm_eval: lm_eval_bbq(&answers),
-        authors: authors_bbq(&answers, AuthorsDefinition::Script),
-        authors_paper_text: authors_bbq(&answers, AuthorsDefinition::PaperText),
-        scores,
-        answers,
+        statistics: Some(statistics),
+        lm_eval: lm_eval_bbq(answers),
+        authors: authors_bbq(answers, AuthorsDefinition::Script),
+        authors_paper_text: authors_bbq(answers, AuthorsDefinition::PaperText),
     })
 }
 
-/// lm-eval's `process_docs`: the texts of the biased answers.
-fn biased_answers(example: &BbqExample) -> Result<Vec<String>, String> {
-    let stereotyped: Vec<String> = example
-        .stereotyped_groups
-        .iter()
-        .map(|g| g.to_lowercase())
-        .collect();
-    let mut biased = Vec::new();
+/// lm-eval's `process_docs`: each answer's groups (`ans{i}_groups`).
+fn answer_groups(example: &BbqExample) -> Result<Vec<Vec<String>>, String> {
+    let mut all = Vec::with_capacity(3);
     let mut group: Option<Vec<String>> = None;
     for (i, answer) in example.answers.iter().enumerate() {
         let info = &example.answer_info[i];
@@ -316,7 +356,20 @@ fn biased_answers(example: &BbqExample) -> Result<Vec<String>, String> {
         } else {
             group = Some(groups_of(&info.join("_")));
         }
-        let g = group.as_ref().expect("set above");
+        all.push(group.clone().expect("set above"));
+    }
+    Ok(all)
+}
+
+/// lm-eval's `process_docs`: the texts of the biased answers, given each answer's `groups`.
+fn biased_answers(example: &BbqExample, groups: &[Vec<String>]) -> Vec<String> {
+    let stereotyped: Vec<String> = example
+        .stereotyped_groups
+        .iter()
+        .map(|g| g.to_lowercase())
+        .collect();
+    let mut biased = Vec::new();
+    for (answer, g) in example.answers.iter().zip(groups) {
         let in_stereotyped = g.iter().any(|x| stereotyped.contains(x));
         let is_biased = match example.question_polarity {
             QuestionPolarity::Neg => in_stereotyped,
@@ -328,7 +381,7 @@ fn biased_answers(example: &BbqExample) -> Result<Vec<String>, String> {
             biased.push(answer.clone());
         }
     }
-    Ok(biased)
+    biased
 }
 
 /// lm-eval's `_process_groups_in_answers`.

@@ -27,7 +27,7 @@ pub struct GenerationRun<'a> {
 }
 
 /// How a generation run went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct GenerationSummary {
     /// Prompts in the run.
     pub prompts: usize,

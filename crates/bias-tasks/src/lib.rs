@@ -44,6 +44,7 @@
 #![deny(missing_docs)]
 
 pub mod bbq;
+pub mod bbq_generate;
 pub mod choice;
 mod error;
 pub mod generation;
