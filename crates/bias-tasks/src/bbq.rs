@@ -297,7 +297,9 @@ pub fn run_bbq<S: ContinuationScorer + ?Sized>(
     let summary = summarize(&answers)?;
     Ok(BbqRun {
         intervals: summary.intervals,
-        statistics: summary.statistics.expect("summarize computes the statistics"),
+        statistics: summary
+            .statistics
+            .expect("summarize computes the statistics"),
         lm_eval: summary.lm_eval,
         authors: summary.authors,
         authors_paper_text: summary.authors_paper_text,

@@ -58,4 +58,4 @@ pub use choice::{
     shard_logs_beside, ChoiceRunOptions, ChoiceScores, MultipleChoice,
 };
 pub use error::TaskError;
-pub use report::{BbqReport, StereoSetReport, WinogenderReport};
+pub use report::{BbqGenerateReport, BbqReport, StereoSetReport, WinogenderReport};

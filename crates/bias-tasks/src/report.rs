@@ -42,6 +42,76 @@ impl BbqReport {
     }
 }
 
+/// A generative BBQ run's report (lm-evaluation-harness's `bbq_generate`): the numbers of a
+/// [`BbqReport`], where the generation stopped, and each example's answer as parsed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BbqGenerateReport {
+    /// Always `bbq_generate`.
+    pub task: &'static str,
+    /// The model's name.
+    pub model: String,
+    /// How many examples were generated for.
+    pub examples: usize,
+    /// The categories, in the order they were read.
+    pub categories: Vec<&'static str>,
+    /// The token limit of each generation (`max_gen_toks`).
+    pub max_new_tokens: usize,
+    /// Prompts resumed and where each generation stopped.
+    pub generation: crate::generation::GenerationSummary,
+    /// Each example's answer: its id, category, and the choice its generation names (`null`
+    /// for none), in input order.
+    pub answers: Vec<GeneratedAnswer>,
+    /// The numbers.
+    #[serde(flatten)]
+    pub summary: BbqSummary,
+}
+
+/// One example's answer in a [`BbqGenerateReport`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GeneratedAnswer {
+    /// BBQ's `example_id`.
+    pub example_id: u64,
+    /// The category.
+    pub category: &'static str,
+    /// The choice named (one of the twelve), or `None`.
+    pub answer: Option<String>,
+}
+
+impl BbqGenerateReport {
+    /// The report of `run` of `model` on `examples` of `categories`, generated up to
+    /// `max_new_tokens` tokens.
+    pub fn new(
+        model: &str,
+        examples: &[bias_data::bbq::BbqExample],
+        categories: &[BbqCategory],
+        max_new_tokens: usize,
+        run: &crate::bbq_generate::BbqGenerateRun,
+    ) -> Result<Self, crate::TaskError> {
+        let answers = examples
+            .iter()
+            .zip(&run.parsed)
+            .map(|(e, p)| {
+                let doc = crate::BbqDoc::new(e)?;
+                Ok(GeneratedAnswer {
+                    example_id: e.example_id,
+                    category: e.category.name(),
+                    answer: p.map(|i| doc.choices()[i].clone()),
+                })
+            })
+            .collect::<Result<_, crate::TaskError>>()?;
+        Ok(BbqGenerateReport {
+            task: "bbq_generate",
+            model: model.to_owned(),
+            examples: examples.len(),
+            categories: categories.iter().map(|c| c.name()).collect(),
+            max_new_tokens,
+            generation: run.generation,
+            answers,
+            summary: run.summary.clone(),
+        })
+    }
+}
+
 /// A Winogender run's report: lm-evaluation-harness's `winogender_*` accuracies with their
 /// intervals and sign tests.
 #[derive(Debug, Clone, PartialEq, Serialize)]

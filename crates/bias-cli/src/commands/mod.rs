@@ -18,4 +18,5 @@ pub mod robust;
 pub mod score;
 pub mod stats;
 pub mod task;
+pub mod task_generate;
 pub mod task_tables;

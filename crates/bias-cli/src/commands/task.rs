@@ -107,17 +107,17 @@ pub struct BbqArgs {
     /// Only the first N examples of each category (in file order).
     #[arg(long)]
     pub per_category: Option<usize>,
+    #[command(flatten)]
+    pub generate: super::task_generate::GenerateTaskArgs,
 }
 
 impl TaskArgs {
     /// The causal LM of `--model`; any other (a masked LM) is a usage error naming its type, rather than
     /// the causal loader's list of every supported type.
-    fn open(&self, task: &str) -> Result<CausalLm, CliError> {
+    pub(crate) fn open(&self, task: &str) -> Result<CausalLm, CliError> {
         let work = "BBQ and Winogender score answers";
-        let lm = self
-            .device
-            .open_causal(&self.model, self.model_name.as_deref(), work)?;
-        let mut lm = lm;
+        let name = self.model_name.as_deref();
+        let mut lm = self.device.open_causal(&self.model, name, work)?;
         self.log_requests(|p| lm.log_requests(p), task)?;
         Ok(lm)
     }
@@ -148,7 +148,7 @@ impl TaskArgs {
         crate::model_args::keep_requests(log_requests, &dir.join(name))
     }
 
-    fn log(
+    pub(crate) fn log(
         &self,
         task: &str,
         name: &str,
@@ -216,7 +216,11 @@ impl TaskArgs {
     }
 
     /// Prints the results: `value` as JSON with `--json`, else the tables `tables` gives.
-    fn print(&self, value: &serde_json::Value, tables: impl FnOnce() -> Vec<tables::TaskTable>) {
+    pub(crate) fn print(
+        &self,
+        value: &serde_json::Value,
+        tables: impl FnOnce() -> Vec<tables::TaskTable>,
+    ) {
         if self.json {
             println!(
                 "{}",
@@ -227,7 +231,7 @@ impl TaskArgs {
         }
     }
 
-    fn write_json(&self, task: &str, value: &serde_json::Value) -> Result<(), CliError> {
+    pub(crate) fn write_json(&self, task: &str, value: &serde_json::Value) -> Result<(), CliError> {
         if let Some(dir) = &self.out {
             let path = dir.join(format!("{task}.json"));
             let text = serde_json::to_string_pretty(value).expect("results serialise");
@@ -263,6 +267,9 @@ fn bbq(args: &BbqArgs) -> Result<(), CliError> {
     };
     let t = &args.task;
     let examples = bias_data::bbq::read_bbq_sample(&t.data_dir, &categories, args.per_category)?;
+    if args.generate.generate {
+        return super::task_generate::bbq(t, &args.generate, &examples, &categories);
+    }
     let lm = t.open("bbq")?;
     let docs = examples
         .iter()

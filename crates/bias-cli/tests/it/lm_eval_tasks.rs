@@ -276,3 +276,73 @@ fn bbq_with_a_chat_template_equals_lm_eval() {
     .unwrap();
     same_metrics(&run.lm_eval, &fixture["metrics"]);
 }
+
+/// lm-eval's `bbq_generate` reference (fixtures/plm/lm_eval_bbq_generate_llama.json, written by
+/// scripts/fixtures/lm_eval_bbq_generate.py).
+fn generate_fixture() -> Value {
+    json::at_root("fixtures/plm/lm_eval_bbq_generate_llama.json")
+}
+
+/// lm-eval's own `process_results_generate_until` on 5,784 crafted answers (each answer as
+/// written and in a sentence, each group word, unknown phrases, two groups, nothing): our parse
+/// gives the same correctness, biased count and non-unknown count for every one.
+#[test]
+fn bbq_generate_parses_answers_as_lm_evals_process_results() {
+    let fixture = generate_fixture();
+    let examples = bbq_examples(fixture["per_category"].as_u64().unwrap() as usize);
+    let docs: Vec<BbqDoc<'_>> = examples.iter().map(|e| BbqDoc::new(e).unwrap()).collect();
+    let cases = fixture["parsing"].as_array().unwrap();
+    assert!(cases.len() > 5000);
+    let (mut named, mut unnamed) = (0, 0);
+    for c in cases {
+        let doc = &docs[c["doc_id"].as_u64().unwrap() as usize];
+        let text = c["text"].as_str().unwrap();
+        let parsed = doc.parse_generated(text);
+        let a = doc.generated_answer(parsed);
+        let what = format!("{} on {text:?}", doc.what());
+        assert_eq!(a.correct, c["acc"].as_f64() == Some(1.0), "acc of {what}");
+        assert_eq!(
+            a.lm_eval_biased,
+            c["n_biased_ans"].as_f64() == Some(1.0),
+            "{what}"
+        );
+        assert_eq!(
+            !a.unknown,
+            c["n_non_unk_ans"].as_f64() == Some(1.0),
+            "{what}"
+        );
+        match parsed {
+            Some(_) => named += 1,
+            None => unnamed += 1,
+        }
+    }
+    assert!(
+        named > 3000 && unnamed > 500,
+        "{named} named, {unnamed} not"
+    );
+}
+
+/// `run_bbq_generate` on the Llama fixture: every generated text equals the one lm-eval's HF
+/// backend generated (greedy, until "\n\n", the same max_gen_toks) and every metric equals
+/// lm-eval's.
+#[test]
+fn bbq_generate_equals_lm_evals_bbq_generate_on_the_llama_fixture() {
+    use bias_tasks::bbq_generate::{bbq_generation_options, run_bbq_generate};
+    let fixture = generate_fixture();
+    let examples = bbq_examples(fixture["per_category"].as_u64().unwrap() as usize);
+    let docs = fixture["documents"].as_array().unwrap();
+    let mut lm = open("llama");
+    let options = bbq_generation_options(fixture["max_gen_toks"].as_u64().unwrap() as usize);
+    let run = run_bbq_generate(&mut lm, &examples, None, &options, 16, &mut |_, _| {}).unwrap();
+    assert_eq!(run.generations.len(), docs.len());
+    for ((g, d), e) in run.generations.iter().zip(docs).zip(&examples) {
+        assert_eq!(g.prompt, d["prompt"].as_str().unwrap(), "{}", e.example_id);
+        assert_eq!(g.text, d["generated"].as_str().unwrap(), "{}", e.example_id);
+    }
+    for (a, d) in run.answers.iter().zip(docs) {
+        assert_eq!(a.correct, d["acc"].as_f64() == Some(1.0));
+        assert_eq!(!a.unknown, d["n_non_unk_ans"].as_f64() == Some(1.0));
+    }
+    assert!(run.parsed.iter().filter(|p| p.is_some()).count() >= 7);
+    same_metrics(&run.summary.lm_eval, &fixture["metrics"]);
+}

@@ -437,3 +437,69 @@ fn bbq_applies_the_models_chat_template() {
         "{err}"
     );
 }
+
+/// `bias task bbq --generate` on the Llama fixture writes lm-eval's `bbq_generate` numbers
+/// (fixtures/plm/lm_eval_bbq_generate_llama.json), keeps every generation in its log, and a
+/// rerun reads them back instead of generating again.
+#[test]
+fn bbq_generate_writes_lm_evals_numbers_and_resumes_from_its_log() {
+    let reference = bias_testkit::json::at_root("fixtures/plm/lm_eval_bbq_generate_llama.json");
+    let dir = scratch("bbq-generate");
+    let out = dir.display().to_string();
+    let max = reference["max_gen_toks"].to_string();
+    let args = task_args(
+        "bbq",
+        "llama",
+        &[
+            "--per-category",
+            "24",
+            "--generate",
+            "--max-new-tokens",
+            &max,
+            "--out",
+            &out,
+        ],
+    );
+    let first = bias().args(&args).succeeds();
+    let said = String::from_utf8(first.stderr).unwrap();
+    assert!(said.contains("264 examples (0 read back"), "{said}");
+    let report: Value = bias_testkit::json::read(&dir.join("bbq_generate.json"));
+    assert_eq!(report["task"], "bbq_generate");
+    let m = &reference["metrics"];
+    for key in [
+        "acc",
+        "accuracy_amb",
+        "accuracy_disamb",
+        "amb_bias_score",
+        "disamb_bias_score",
+    ] {
+        let (ours, theirs) = (report["lm_eval"][key].as_f64(), m[key].as_f64());
+        assert!(
+            (ours.unwrap() - theirs.unwrap()).abs() < 1e-12,
+            "{key}: {ours:?} {theirs:?}"
+        );
+    }
+    let log = std::fs::read_to_string(dir.join("bbq_generate.jsonl")).unwrap();
+    let texts: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let docs = reference["documents"].as_array().unwrap();
+    assert_eq!(texts.len(), docs.len());
+    for (t, d) in texts.iter().zip(docs) {
+        assert_eq!(t["text"], d["generated"]);
+    }
+    let named = report["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| !a["answer"].is_null());
+    assert!(named.count() >= 7);
+    let again = bias().args(&args).succeeds();
+    let said = String::from_utf8(again.stderr).unwrap();
+    assert!(said.contains("264 examples (264 read back"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("bbq_generate.jsonl")).unwrap(),
+        log
+    );
+}
