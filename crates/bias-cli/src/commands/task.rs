@@ -348,10 +348,8 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
         .refuse("StereoSet scores sentences, not answers to a prompt")?;
     let set = bias_data::stereoset::read_stereoset_path(args.split.path(&t.data_dir))?;
     let mut lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
-    t.log_requests(
-        |p| lm.log_requests(p),
-        &bias_tasks::StereoSetReport::log_task(args.split),
-    )?;
+    let task = bias_tasks::StereoSetReport::log_task(args.split);
+    t.log_requests(|p| lm.log_requests(p), &task)?;
     // The folder the model was opened from (a served model's tokenizer folder).
     let intersentence = args.intersentence.resolve(|| -> Result<bool, CliError> {
         Ok(bias_plm::has_next_sentence_head(lm.dir())?)
@@ -362,7 +360,6 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     };
     let mut scorer = lm.stereoset_scorer(head.as_ref(), t.scoring())?;
     let scorer = &mut *scorer;
-    let task = bias_tasks::StereoSetReport::log_task(args.split);
     let log = t.log(
         &task,
         &format!("{} (intersentence: {})", lm.name(), intersentence.as_str()),
