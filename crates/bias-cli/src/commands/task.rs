@@ -350,7 +350,6 @@ fn stereoset(args: &StereoSetArgs) -> Result<(), CliError> {
     let mut lm = t.device.open_any(&t.model, t.model_name.as_deref())?;
     let task = bias_tasks::StereoSetReport::log_task(args.split);
     t.log_requests(|p| lm.log_requests(p), &task)?;
-    // The folder the model was opened from (a served model's tokenizer folder).
     let intersentence = args.intersentence.resolve(|| -> Result<bool, CliError> {
         Ok(bias_plm::has_next_sentence_head(lm.dir())?)
     })?;
