@@ -10,7 +10,8 @@
 #      metrics and log-likelihoods (scripts/served_lm_eval.py);
 #   4. `bias generate` through the server (POST /completions, return_token_ids) gives the token
 #      ids of transformers' greedy generate (fixtures/plm/greedy_generation.json), plain and
-#      under the model's chat template;
+#      under the model's chat template (rendered here, and by the server's
+#      /v1/chat/completions with --chat-on-server);
 # and prints the served runs' throughput beside lm-eval's.
 #
 # Usage: scripts/served_test.sh [BIAS_BINARY]   (default target/debug/bias)
@@ -135,16 +136,19 @@ for name, cases in (("plain", ref["families"]["llama-served"]), ("chat", ref["ch
         for c in cases:
             f.write(json.dumps({"prompt": c["prompt"]}) + "\n")
 EOF
-for kind in plain chat; do
+for kind in plain chat server-chat; do
   chat=(); [ "$kind" = chat ] && chat=(--apply-chat-template)
-  "$bias" generate "${served[@]}" --prompts "$work/prompts-$kind.jsonl" --max-new-tokens 40 \
+  [ "$kind" = server-chat ] && chat=(--chat-on-server)
+  prompts=$kind; [ "$kind" = server-chat ] && prompts=chat
+  "$bias" generate "${served[@]}" --prompts "$work/prompts-$prompts.jsonl" --max-new-tokens 40 \
     "${chat[@]}" --out "$work/generated-$kind.jsonl" 2>"$work/generate.err" \
     || fail "bias generate: $(cat "$work/generate.err")"
 done
 python3 - "$work" <<'EOF' || fail "generated tokens differ from transformers"
 import json, sys
 ref = json.load(open("fixtures/plm/greedy_generation.json"))
-for name, cases in (("plain", ref["families"]["llama-served"]), ("chat", ref["chat"]["cases"])):
+for name, cases in (("plain", ref["families"]["llama-served"]), ("chat", ref["chat"]["cases"]),
+                    ("server-chat", ref["chat"]["cases"])):
     got = [json.loads(l) for l in open(f"{sys.argv[1]}/generated-{name}.jsonl")]
     assert len(got) == len(cases), name
     for g, c in zip(got, cases):

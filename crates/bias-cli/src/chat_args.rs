@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use bias_plm::{CausalLm, ChatPrompt, ChatTemplate};
+use bias_core::TextGenerator;
+use bias_plm::{CausalLm, ChatGenerator, ChatPrompt, ChatTemplate, ServerChat};
 use clap::Args;
 
 use crate::error::CliError;
@@ -24,6 +25,11 @@ pub struct ChatArgs {
     /// lm-evaluation-harness drops it); needs a chat template.
     #[arg(long, value_name = "TEXT")]
     pub system_instruction: Option<String>,
+    /// With a served model, put each prompt to the server's `/v1/chat/completions`, which
+    /// applies its own chat template (generation only: `bias generate`, `bias task bbq
+    /// --generate`).
+    #[arg(long)]
+    pub chat_on_server: bool,
 }
 
 impl ChatArgs {
@@ -50,6 +56,14 @@ impl ChatArgs {
     /// [`CliError::Usage`] for a system instruction without a chat template, or a model whose
     /// tokenizer has no template; the template's errors.
     pub fn prompt(&self, lm: &CausalLm) -> Result<Option<ChatPrompt>, CliError> {
+        if self.chat_on_server {
+            return Err(CliError::Usage(
+                "--chat-on-server generates through the server's chat endpoint, which cannot \
+                 score a prompt's likelihood: use --apply-chat-template (rendered here) or \
+                 --generate"
+                    .into(),
+            ));
+        }
         if !self.apply_chat_template && self.chat_template.is_none() {
             if self.system_instruction.is_some() {
                 return Err(CliError::Usage(
@@ -73,5 +87,41 @@ impl ChatArgs {
             template,
             self.system_instruction.clone(),
         )))
+    }
+}
+
+impl ChatArgs {
+    /// Runs `f` with `lm` as a text generator in the prompt format asked for — plain, rendered
+    /// here by a chat template, or the server's chat (`--chat-on-server`) — and the identity a
+    /// run log records of it (the model's digest and the format).
+    ///
+    /// # Errors
+    /// Those of [`ChatArgs::prompt`]; [`CliError::Usage`] for `--chat-on-server` with a local
+    /// model or a local template; `f`'s.
+    pub fn with_generator<T>(
+        &self,
+        lm: &mut CausalLm,
+        f: impl FnOnce(&mut dyn TextGenerator, String) -> Result<T, CliError>,
+    ) -> Result<T, CliError> {
+        let digest = lm.digest()?.to_owned();
+        if self.chat_on_server {
+            if lm.model().is_some() || self.apply_chat_template || self.chat_template.is_some() {
+                return Err(CliError::Usage(
+                    "--chat-on-server needs a served model (--model http://HOST:PORT/v1) and no \
+                     --apply-chat-template or --chat-template: the server renders the chat"
+                        .into(),
+                ));
+            }
+            let mut chat = ServerChat::new(lm, self.system_instruction.clone());
+            let identity = format!("{digest}, {}", chat.identity());
+            return f(&mut chat, identity);
+        }
+        match self.prompt(lm)? {
+            Some(p) => {
+                let identity = format!("{digest}, {}", p.identity());
+                f(&mut ChatGenerator::new(lm, &p), identity)
+            }
+            None => f(lm, digest),
+        }
     }
 }

@@ -333,3 +333,49 @@ impl<G: bias_core::TextGenerator + ?Sized> bias_core::TextGenerator for ChatGene
         Ok(out)
     }
 }
+
+/// A [`bias_core::TextGenerator`] that puts each prompt to a served model's
+/// `/v1/chat/completions` as the user's turn (after the system instruction, when given): the
+/// server renders the chat with its own template ([`crate::CausalLm::generate_chat_on_server`]).
+#[derive(Debug)]
+pub struct ServerChat<'a> {
+    lm: &'a crate::CausalLm,
+    system: Option<String>,
+}
+
+impl<'a> ServerChat<'a> {
+    /// Prompts of the served `lm`, after `system` when given.
+    pub fn new(lm: &'a crate::CausalLm, system: Option<String>) -> Self {
+        ServerChat { lm, system }
+    }
+
+    /// What a run's identity records of the prompts.
+    pub fn identity(&self) -> String {
+        match &self.system {
+            None => "the server's chat template".into(),
+            Some(s) => format!("the server's chat template, system {s:?}"),
+        }
+    }
+}
+
+impl bias_core::TextGenerator for ServerChat<'_> {
+    fn generate_until(
+        &mut self,
+        prompts: &[&str],
+        options: &bias_core::GenerationOptions,
+    ) -> Result<Vec<bias_core::Generation>, bias_core::BoxError> {
+        let conversations: Vec<Vec<Message>> = prompts
+            .iter()
+            .map(|p| {
+                let user = Message::new("user", *p);
+                match &self.system {
+                    Some(s) => vec![Message::new("system", s.as_str()), user],
+                    None => vec![user],
+                }
+            })
+            .collect();
+        Ok(self
+            .lm
+            .generate_chat_on_server(prompts, &conversations, options)?)
+    }
+}

@@ -138,7 +138,7 @@ pub use causal::{
     CausalBackend, CausalConfig, CausalLm, CausalModel, CausalScorer, CausalScorerKind, CausalType,
     EncodedContinuation, FamilySettings, Greedy, RopeScaling, TokenLogProbs,
 };
-pub use chat::{ChatGenerator, ChatPrompt, ChatScorer, ChatTemplate, Message};
+pub use chat::{ChatGenerator, ChatPrompt, ChatScorer, ChatTemplate, Message, ServerChat};
 pub use config::{Activation, ModelConfig, ModelType};
 pub use continuation::MaskedContinuationScorer;
 pub use cost::multiply_adds;

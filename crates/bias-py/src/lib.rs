@@ -757,5 +757,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tasks::bbq, m)?)?;
     m.add_function(wrap_pyfunction!(tasks::winogender, m)?)?;
     m.add_function(wrap_pyfunction!(tasks::stereoset, m)?)?;
+    m.add_function(wrap_pyfunction!(tasks::generate, m)?)?;
     Ok(())
 }

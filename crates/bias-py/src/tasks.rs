@@ -277,3 +277,104 @@ pub(crate) fn stereoset(
     callback_result(failed)?;
     to_json(value)
 }
+
+/// Greedy continuations of `prompts` with a causal LM, as `bias generate` writes them: a list
+/// of `{"prompt", "text", "token_ids", "finish"}`; `out` (a `.jsonl` file) makes the run
+/// resumable; `apply_chat_template` renders each prompt through the model's chat template.
+#[pyfunction]
+#[pyo3(signature = (model, prompts, max_new_tokens=256, stop=None, apply_chat_template=false,
+    system_instruction=None, device="auto", dtype="f32", out=None, chunk=16, progress=None,
+    tokenizer=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn generate(
+    model: &str,
+    prompts: Vec<String>,
+    max_new_tokens: usize,
+    stop: Option<Vec<String>>,
+    apply_chat_template: bool,
+    system_instruction: Option<String>,
+    device: &str,
+    dtype: &str,
+    out: Option<PathBuf>,
+    chunk: usize,
+    progress: Option<Bound<'_, PyAny>>,
+    tokenizer: Option<&str>,
+) -> PyResult<String> {
+    let options = bias_core::GenerationOptions {
+        max_new_tokens,
+        stop: stop.unwrap_or_default(),
+    };
+    let mut lm = match open(model, device, dtype, None, tokenizer)? {
+        LanguageModel::Causal(lm) => lm,
+        other => {
+            return Err(BiasError::new_err(format!(
+                "{}: a masked LM; generation needs a causal LM ({})",
+                other.name(),
+                bias_plm::CausalType::supported_list()
+            )))
+        }
+    };
+    let chat = chat_prompt(&lm, apply_chat_template, system_instruction)?;
+    let digest = lm.digest().map_err(|e| bias_error(&e))?.to_owned();
+    let identity = match &chat {
+        Some(p) => format!("{} ({digest}, {})", lm.name(), p.identity()),
+        None => format!("{} ({digest})", lm.name()),
+    };
+    if let Some(parent) = out.as_deref().and_then(Path::parent) {
+        std::fs::create_dir_all(parent).map_err(|e| bias_error(&e))?;
+    }
+    let run = bias_tasks::generation::GenerationRun {
+        identity,
+        options: &options,
+        chunk,
+    };
+    let failed = std::cell::RefCell::new(None);
+    let mut report = reporter(&progress, &failed);
+    let result = match &chat {
+        Some(p) => bias_tasks::generation::generate_logged(
+            &mut bias_plm::ChatGenerator::new(&mut lm, p),
+            &prompts,
+            out.as_deref(),
+            &run,
+            &mut report,
+        ),
+        None => bias_tasks::generation::generate_logged(
+            &mut lm,
+            &prompts,
+            out.as_deref(),
+            &run,
+            &mut report,
+        ),
+    };
+    drop(report);
+    let (generations, _) = result.map_err(|e| bias_error(&e))?;
+    callback_result(failed)?;
+    to_json(generations)
+}
+
+/// The model's chat prompt when asked for (`bias`'s `--apply-chat-template` and
+/// `--system-instruction`).
+fn chat_prompt(
+    lm: &bias_plm::CausalLm,
+    apply: bool,
+    system: Option<String>,
+) -> PyResult<Option<bias_plm::ChatPrompt>> {
+    if !apply {
+        if system.is_some() {
+            return Err(BiasError::new_err(
+                "system_instruction needs apply_chat_template=True",
+            ));
+        }
+        return Ok(None);
+    }
+    let template = lm
+        .chat_template()
+        .map_err(|e| bias_error(&e))?
+        .ok_or_else(|| {
+            BiasError::new_err(format!(
+                "{}: the tokenizer has no chat_template",
+                lm.tokenizer_dir().display()
+            ))
+        })?;
+    Ok(Some(bias_plm::ChatPrompt::new(template, system)))
+}

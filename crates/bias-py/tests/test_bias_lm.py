@@ -287,3 +287,22 @@ def test_a_served_model_scores_as_the_command_line_scores_it(tmp_path):
     finally:
         server.kill()
         server.wait()
+
+
+def test_generate_equals_bias_generate(tmp_path):
+    ref = json.loads((ROOT / "fixtures" / "plm" / "greedy_generation.json").read_text())
+    cases = ref["chat"]["cases"]
+    prompts = [c["prompt"] for c in cases]
+    model = ROOT / "fixtures" / "models" / "llama-served"
+    got = bias_lm.generate(model, prompts, max_new_tokens=40, apply_chat_template=True,
+                           device="cpu", out=tmp_path / "g.jsonl", progress=False)
+    assert [g["token_ids"] for g in got] == [c["token_ids"] for c in cases]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps({"prompt": p}) + "\n" for p in prompts))
+    subprocess.run([str(BIAS), "generate", "--model", str(model), "--prompts",
+                    str(tmp_path / "p.jsonl"), "--max-new-tokens", "40", "--apply-chat-template",
+                    "--device", "cpu", "--out", str(tmp_path / "cli.jsonl")],
+                   check=True, capture_output=True)
+    cli = [json.loads(l) for l in (tmp_path / "cli.jsonl").read_text().splitlines()]
+    assert got == cli
+    with pytest.raises(bias_lm.BiasError, match="causal LM"):
+        bias_lm.generate(BERT, ["a"], device="cpu", progress=False)

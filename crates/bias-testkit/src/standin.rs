@@ -70,6 +70,16 @@ pub fn fake_generation(prompt: &[i64], max_tokens: usize) -> Vec<i64> {
     out
 }
 
+/// The "prompt" the stand-in's chat endpoint generates after: the bytes of each turn's
+/// `role:content\n`.
+pub fn fake_chat_ids(turns: &[(String, String)]) -> Vec<i64> {
+    turns
+        .iter()
+        .flat_map(|(role, content)| format!("{role}:{content}\n").into_bytes())
+        .map(i64::from)
+        .collect()
+}
+
 /// A running stand-in server.
 #[derive(Debug)]
 pub struct StandIn {
@@ -166,6 +176,24 @@ impl Server {
             let list = json!({"object": "list", "data": [
                 {"id": self.model, "object": "model", "max_model_len": self.max_model_len}]});
             reply(&mut out, 200, &list.to_string());
+            return;
+        }
+        if first.starts_with("POST /v1/chat/completions") {
+            let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let turns: Vec<(String, String)> = request["messages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|m| {
+                    let text = |k: &str| m[k].as_str().unwrap_or_default().to_owned();
+                    (text("role"), text("content"))
+                })
+                .collect();
+            let max_tokens = request["max_tokens"].as_u64().unwrap_or(16) as usize;
+            let mut choice = generated(0, &fake_chat_ids(&turns), max_tokens);
+            choice["message"] = json!({"role": "assistant", "content": ""});
+            let text = json!({"object": "chat.completion", "choices": [choice]});
+            reply(&mut out, 200, &text.to_string());
             return;
         }
         if !first.starts_with("POST /v1/completions") {

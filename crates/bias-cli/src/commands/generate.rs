@@ -3,8 +3,7 @@
 
 use std::path::PathBuf;
 
-use bias_core::{GenerationOptions, TextGenerator};
-use bias_plm::ChatGenerator;
+use bias_core::GenerationOptions;
 use bias_tasks::generation::{generate_logged, GenerationRun};
 use clap::Args;
 
@@ -55,34 +54,25 @@ pub fn run(args: &GenerateArgs) -> Result<(), CliError> {
         args.model_name.as_deref(),
         "bias generate generates",
     )?;
-    let chat = args.chat.prompt(&lm)?;
-    let mut identity = format!("{} ({})", lm.name(), lm.digest()?);
-    if let Some(c) = &chat {
-        identity = format!("{identity}, {}", c.identity());
-    }
     let options = GenerationOptions {
         max_new_tokens: args.max_new_tokens,
         stop: args.stop.clone(),
     };
-    let run = GenerationRun {
-        identity,
-        options: &options,
-        chunk: args.chunk,
-    };
     if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| bias_core::CoreError::io(parent, e))?;
     }
-    let title = format!("{}: generating", lm.name());
-    let mut chatted;
-    let generator: &mut dyn TextGenerator = match &chat {
-        Some(c) => {
-            chatted = ChatGenerator::new(&mut lm, c);
-            &mut chatted
-        }
-        None => &mut lm,
-    };
-    let (_, summary) = with_progress(&title, "prompts", |progress| {
-        generate_logged(generator, &prompts, Some(&args.out), &run, progress)
+    let name = lm.name().to_owned();
+    let title = format!("{name}: generating");
+    let summary = args.chat.with_generator(&mut lm, |generator, identity| {
+        let run = GenerationRun {
+            identity: format!("{name} ({identity})"),
+            options: &options,
+            chunk: args.chunk,
+        };
+        let (_, summary) = with_progress(&title, "prompts", |progress| {
+            generate_logged(generator, &prompts, Some(&args.out), &run, progress)
+        })?;
+        Ok(summary)
     })?;
     eprintln!(
         "{}: {} prompts ({} resumed): {} stopped at the token limit, {} at an end-of-sequence \

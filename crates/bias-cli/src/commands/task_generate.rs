@@ -2,9 +2,7 @@
 //! `bbq_generate` (resumable through `--out`'s `bbq_generate.jsonl`, which keeps every example's
 //! generation).
 
-use bias_core::TextGenerator;
 use bias_data::bbq::{BbqCategory, BbqExample};
-use bias_plm::ChatGenerator;
 use bias_tasks::bbq_generate::{bbq_generation_options, run_bbq_generate};
 use clap::Args;
 
@@ -40,25 +38,16 @@ pub fn bbq(
         ));
     }
     let mut lm = t.open("bbq_generate")?;
-    let chat = t.chat.prompt(&lm)?;
-    let identity = match &chat {
-        Some(p) => format!("{}, {}", lm.digest()?, p.identity()),
-        None => lm.digest()?.to_owned(),
-    };
-    let log = t.log("bbq_generate", lm.name(), &identity)?;
     let name = lm.name().to_owned();
     let options = bbq_generation_options(g.max_new_tokens);
-    let mut chatted;
-    let generator: &mut dyn TextGenerator = match &chat {
-        Some(p) => {
-            chatted = ChatGenerator::new(&mut lm, p);
-            &mut chatted
-        }
-        None => &mut lm,
-    };
-    let log = log.as_ref().map(|(p, r)| (p.as_path(), r.as_str()));
-    let run = with_progress("BBQ (generated answers)", "examples", |progress| {
-        run_bbq_generate(generator, examples, log, &options, t.chunk, progress)
+    let run = t.chat.with_generator(&mut lm, |generator, identity| {
+        let log = t.log("bbq_generate", &name, &identity)?;
+        let log = log.as_ref().map(|(p, r)| (p.as_path(), r.as_str()));
+        Ok(with_progress(
+            "BBQ (generated answers)",
+            "examples",
+            |progress| run_bbq_generate(generator, examples, log, &options, t.chunk, progress),
+        )?)
     })?;
     let s = &run.generation;
     eprintln!(

@@ -222,6 +222,44 @@ impl CausalLm {
                 served.greedy(&ids, options, &self.ends.eos)?
             }
         };
+        self.generations(prompts, greedy, options)
+    }
+
+    /// The answers of a served model to `conversations` through its `/v1/chat/completions`
+    /// (the server applies its own chat template; vLLM's `return_token_ids` gives the tokens),
+    /// each [`Generation`] naming its prompt of `prompts` and its text decoded here from the
+    /// token ids, cut at a stop string.
+    ///
+    /// # Errors
+    /// [`PlmError::Served`] for a local model (render the chat here with a
+    /// [`crate::ChatPrompt`] instead) or a request that failed.
+    pub fn generate_chat_on_server(
+        &self,
+        prompts: &[&str],
+        conversations: &[Vec<crate::Message>],
+        options: &GenerationOptions,
+    ) -> Result<Vec<Generation>, PlmError> {
+        let CausalBackend::Served(served) = self.backend() else {
+            return Err(PlmError::Served {
+                request: "chat completions".into(),
+                reason: format!(
+                    "{} is a local model: a chat on the server needs a served model",
+                    self.name()
+                ),
+            });
+        };
+        let greedy = served.chat_greedy(conversations, options, &self.ends.eos)?;
+        self.generations(prompts, greedy, options)
+    }
+
+    /// The [`Generation`]s of `greedy`'s tokens for `prompts`: the text decoded without special
+    /// tokens and cut before the first stop string.
+    fn generations(
+        &self,
+        prompts: &[&str],
+        greedy: Vec<Greedy>,
+        options: &GenerationOptions,
+    ) -> Result<Vec<Generation>, PlmError> {
         prompts
             .iter()
             .zip(greedy)

@@ -7,7 +7,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::log::RequestLog;
-use super::wire::{Completion, EchoRequest, GenerateRequest, LogProbs, ModelCard, ModelList};
+use super::wire::{
+    ChatRequest, Completion, EchoRequest, GenerateRequest, LogProbs, ModelCard, ModelList,
+};
 use super::ServedOptions;
 use crate::{Greedy, PlmError};
 use bias_core::{Finish, GenerationOptions};
@@ -131,7 +133,7 @@ impl Client {
 
     /// [`Client::prompt_logprobs`] of prompts the log does not hold.
     fn ask(&self, prompts: &[&[i64]], log: Option<&RequestLog>) -> Result<Vec<Echoed>, PlmError> {
-        self.spread(prompts, |group, first| {
+        self.spread(prompts, self.prompts_per_request, |group, first| {
             let echoed = self.echo(group, first, prompts.len())?;
             log.map_or(Ok(()), |l| l.append(group, &echoed))?;
             Ok(echoed)
@@ -150,7 +152,7 @@ impl Client {
         options: &GenerationOptions,
         eos: &[i64],
     ) -> Result<Vec<Greedy>, PlmError> {
-        self.spread(prompts, |group, first| {
+        self.spread(prompts, self.prompts_per_request, |group, first| {
             let body = encode(&GenerateRequest {
                 model: &self.model,
                 prompt: group,
@@ -165,19 +167,54 @@ impl Client {
                 first + group.len(),
                 prompts.len()
             );
-            self.post_completions(&what, &body, |reply| generated(reply, group.len(), eos))
+            self.post("completions", &what, &body, |reply| {
+                generated(reply, group.len(), eos)
+            })
         })
     }
 
-    /// `send(group, index of its first prompt)` on `prompts` in groups of `prompts_per_request`,
-    /// `max_in_flight` at a time; the answers in prompt order, or the first group's failure (in
-    /// prompt order), after which no new group is sent.
-    fn spread<T: Send>(
+    /// Every conversation's greedy answer through `POST /chat/completions` (the server's chat
+    /// template; one conversation a request, `max_in_flight` at a time), as [`Client::greedy`].
+    ///
+    /// # Errors
+    /// [`PlmError::Served`] for the first request that failed, or whose reply has no token ids.
+    pub(crate) fn chat_greedy(
         &self,
-        prompts: &[&[i64]],
-        send: impl Fn(&[&[i64]], usize) -> Result<Vec<T>, PlmError> + Sync,
+        conversations: &[Vec<crate::Message>],
+        options: &GenerationOptions,
+        eos: &[i64],
+    ) -> Result<Vec<Greedy>, PlmError> {
+        self.spread(conversations, 1, |one, first| {
+            let body = encode(&ChatRequest {
+                model: &self.model,
+                messages: &one[0],
+                max_tokens: options.max_new_tokens,
+                temperature: 0.0,
+                stop: &options.stop,
+                return_token_ids: true,
+            })?;
+            let what = format!(
+                "POST /chat/completions (conversation {} of {})",
+                first + 1,
+                conversations.len()
+            );
+            self.post("chat/completions", &what, &body, |reply| {
+                generated(reply, 1, eos)
+            })
+        })
+    }
+
+    /// `send(group, index of its first item)` on `items` in groups of `per_request`,
+    /// `max_in_flight` at a time; the answers in item order, or the first group's failure (in
+    /// item order), after which no new group is sent.
+    fn spread<I: Sync, T: Send>(
+        &self,
+        items: &[I],
+        per_request: usize,
+        send: impl Fn(&[I], usize) -> Result<Vec<T>, PlmError> + Sync,
     ) -> Result<Vec<T>, PlmError> {
-        let groups: Vec<&[&[i64]]> = prompts.chunks(self.prompts_per_request).collect();
+        let per_request = per_request.max(1);
+        let groups: Vec<&[I]> = items.chunks(per_request).collect();
         let results: Mutex<Vec<Option<Vec<T>>>> =
             Mutex::new((0..groups.len()).map(|_| None).collect());
         let failed: Mutex<Option<(usize, PlmError)>> = Mutex::new(None);
@@ -191,7 +228,7 @@ impl Client {
                     if g >= groups.len() || stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    match send(groups[g], g * self.prompts_per_request) {
+                    match send(groups[g], g * per_request) {
                         Ok(echoed) => lock(&results)[g] = Some(echoed),
                         Err(e) => {
                             stop.store(true, Ordering::Relaxed);
@@ -232,19 +269,20 @@ impl Client {
             first + 1,
             first + prompts.len()
         );
-        self.post_completions(&what, &body, |reply| echoed(reply, prompts))
+        self.post("completions", &what, &body, |reply| echoed(reply, prompts))
     }
 
-    /// `POST /completions` of `body` (retried as [`Client::attempts`] does), its reply read by
+    /// `POST /{path}` of `body` (retried as [`Client::attempts`] does), its reply read by
     /// `parse` (whose error is fatal).
-    fn post_completions<T>(
+    fn post<T>(
         &self,
+        path: &str,
         what: &str,
         body: &str,
         parse: impl Fn(Completion) -> Result<T, String>,
     ) -> Result<T, PlmError> {
         self.attempts(what, None, |url| {
-            let request = self.authorised(self.agent.post(&format!("{url}/completions")));
+            let request = self.authorised(self.agent.post(&format!("{url}/{path}")));
             let text = read(
                 request
                     .set("Content-Type", "application/json")

@@ -230,6 +230,20 @@ impl ServedModel {
     ) -> Result<Vec<crate::Greedy>, PlmError> {
         self.client.greedy(prompts, options, eos)
     }
+
+    /// The greedy answers to `conversations` through `POST /chat/completions` (the server's
+    /// own chat template).
+    ///
+    /// # Errors
+    /// As [`ServedModel::greedy`].
+    pub(crate) fn chat_greedy(
+        &self,
+        conversations: &[Vec<crate::Message>],
+        options: &crate::GenerationOptions,
+        eos: &[i64],
+    ) -> Result<Vec<crate::Greedy>, PlmError> {
+        self.client.chat_greedy(conversations, options, eos)
+    }
 }
 
 /// The model of `listed` to use: `wanted`, or the only one.

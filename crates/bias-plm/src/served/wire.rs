@@ -46,7 +46,21 @@ pub(crate) struct GenerateRequest<'a> {
     pub(crate) return_token_ids: bool,
 }
 
-/// The reply to an [`EchoRequest`] or a [`GenerateRequest`].
+/// `POST /v1/chat/completions`: one conversation, a greedy answer, the server's chat template.
+#[derive(Debug, Serialize)]
+pub(crate) struct ChatRequest<'a> {
+    pub(crate) model: &'a str,
+    pub(crate) messages: &'a [crate::Message],
+    pub(crate) max_tokens: usize,
+    pub(crate) temperature: f64,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub(crate) stop: &'a [String],
+    /// vLLM's extension: the generated token ids in the choice's `token_ids`.
+    pub(crate) return_token_ids: bool,
+}
+
+/// The reply to an [`EchoRequest`], a [`GenerateRequest`] or a [`ChatRequest`] (whose choice's
+/// `message` is not read: the text is decoded from the token ids).
 #[derive(Debug, Deserialize)]
 pub(crate) struct Completion {
     pub(crate) choices: Vec<Choice>,

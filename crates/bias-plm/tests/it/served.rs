@@ -398,3 +398,35 @@ fn served_generation_is_the_servers_tokens_in_prompt_order_through_faults() {
     let at = g.text.find(&stop).unwrap();
     assert_eq!(cut.text, g.text[..at]);
 }
+
+/// The server's chat template through `POST /chat/completions` ([`bias_plm::ServerChat`]): each
+/// prompt goes as the user's turn after the system instruction, the tokens are the server's, the
+/// text is decoded here; a local model is refused.
+#[test]
+fn a_chat_on_the_server_sends_the_turns_and_reads_the_tokens() {
+    use bias_core::{GenerationOptions, TextGenerator};
+    use bias_testkit::standin::{fake_chat_ids, fake_generation};
+    let server = StandIn::start("m", 256, vec![]);
+    let lm = serve(&[&server], &options()).unwrap();
+    let mut chat = bias_plm::ServerChat::new(&lm, Some("Be brief.".into()));
+    let options = GenerationOptions {
+        max_new_tokens: 12,
+        stop: Vec::new(),
+    };
+    let prompts = ["Who was late?", "Who is a nurse?", "Q"];
+    let got = chat.generate_until(&prompts, &options).unwrap();
+    for (g, p) in got.iter().zip(prompts) {
+        let turns = [
+            ("system".to_owned(), "Be brief.".to_owned()),
+            ("user".to_owned(), p.to_owned()),
+        ];
+        let ids = fake_generation(&fake_chat_ids(&turns), 12);
+        assert_eq!((g.prompt.as_str(), &g.token_ids), (p, &ids));
+        assert_eq!(g.text, lm.tokenizer().decode(&ids, true).unwrap());
+    }
+    let local = crate::support::open_causal("llama");
+    let e = bias_plm::ServerChat::new(&local, None)
+        .generate_until(&prompts, &options)
+        .unwrap_err();
+    assert!(e.to_string().contains("local model"), "{e}");
+}

@@ -55,7 +55,8 @@ __version__ = _native.version()
 COLUMNS = list(_native.COLUMNS)
 
 __all__ = ["score", "score_model", "measures", "compare", "from_lm_eval", "lm_eval_crows", "subsample", "reproduce",
-           "weat", "same", "word_vectors", "bbq", "winogender", "stereoset", "BiasError",
+           "weat", "same", "word_vectors", "bbq", "winogender", "stereoset", "generate",
+           "BiasError",
            "COLUMNS", "__version__"]
 
 
@@ -323,6 +324,20 @@ def winogender(model, data_dir="data", device="auto", dtype="f32", out=None, chu
     return _task(lambda bar: _native.winogender(
         str(model), str(data_dir), device, dtype, None if out is None else str(out), chunk, bar,
         _path(tokenizer)), progress)
+
+
+def generate(model, prompts, max_new_tokens=256, stop=None, apply_chat_template=False,
+             system_instruction=None, device="auto", dtype="f32", out=None, chunk=16,
+             progress=True, tokenizer=None):
+    """Greedy continuations of ``prompts`` (a list of strings) with a causal LM, as ``bias
+    generate`` writes them: a list of dicts with ``prompt``, ``text``, ``token_ids`` and
+    ``finish`` (``length``, ``eos`` or ``stop``). Generation stops at an end-of-sequence token,
+    a ``stop`` string (the text is cut before it) or ``max_new_tokens``; ``out`` (a ``.jsonl``
+    file) makes the run resumable; a served model takes its ``tokenizer``."""
+    return _task(lambda bar: _native.generate(
+        str(model), list(prompts), max_new_tokens, None if stop is None else list(stop),
+        apply_chat_template, system_instruction, device, dtype,
+        None if out is None else str(out), chunk, bar, _path(tokenizer)), progress)
 
 
 def stereoset(model, split="dev", data_dir="data", limit=None, intersentence="auto",

@@ -1,6 +1,6 @@
 """Type stubs of bias_lm (see its docstrings)."""
 from os import PathLike
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import pandas as pd
 
@@ -94,6 +94,20 @@ def winogender(
     progress: bool = True,
     tokenizer: Optional[Union[str, PathLike]] = None,
 ) -> Dict[str, Any]: ...
+def generate(
+    model: Union[str, PathLike],
+    prompts: Sequence[str],
+    max_new_tokens: int = 256,
+    stop: Optional[Sequence[str]] = None,
+    apply_chat_template: bool = False,
+    system_instruction: Optional[str] = None,
+    device: str = "auto",
+    dtype: str = "f32",
+    out: Optional[Union[str, PathLike]] = None,
+    chunk: int = 16,
+    progress: bool = True,
+    tokenizer: Optional[Union[str, PathLike]] = None,
+) -> List[Dict[str, Any]]: ...
 def stereoset(
     model: Union[str, PathLike],
     split: str = "dev",

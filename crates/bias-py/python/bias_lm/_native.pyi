@@ -86,6 +86,14 @@ def winogender(
     progress: Optional[Callable[[int, int], None]] = None,
     tokenizer: Optional[str] = None,
 ) -> str: ...
+def generate(
+    model: str, prompts: Sequence[str], max_new_tokens: int = 256,
+    stop: Optional[Sequence[str]] = None, apply_chat_template: bool = False,
+    system_instruction: Optional[str] = None, device: str = "auto", dtype: str = "f32",
+    out: Optional[str] = None, chunk: int = 16,
+    progress: Optional[Callable[[int, int], None]] = None,
+    tokenizer: Optional[str] = None,
+) -> str: ...
 def stereoset(
     model: str, split: str = "dev", data_dir: str = "data", limit: Optional[int] = None,
     intersentence: str = "auto", device: str = "auto", dtype: str = "f32",
