@@ -71,12 +71,17 @@ impl TaskRun {
 fn causal(lm: &LanguageModel) -> PyResult<&bias_plm::CausalLm> {
     match lm {
         LanguageModel::Causal(c) => Ok(c),
-        other => Err(BiasError::new_err(format!(
-            "{}: a masked LM; BBQ and Winogender score answers with a causal LM ({})",
-            other.name(),
-            bias_plm::CausalType::supported_list()
-        ))),
+        other => Err(not_causal(other, "BBQ and Winogender score answers")),
     }
+}
+
+/// The error for a masked LM where `work` needs a causal LM.
+fn not_causal(lm: &LanguageModel, work: &str) -> PyErr {
+    BiasError::new_err(format!(
+        "{}: a masked LM; {work} with a causal LM ({})",
+        lm.name(),
+        bias_plm::CausalType::supported_list()
+    ))
 }
 
 impl TaskRun {
@@ -306,13 +311,7 @@ pub(crate) fn generate(
     };
     let mut lm = match open(model, device, dtype, None, tokenizer)? {
         LanguageModel::Causal(lm) => lm,
-        other => {
-            return Err(BiasError::new_err(format!(
-                "{}: a masked LM; generation needs a causal LM ({})",
-                other.name(),
-                bias_plm::CausalType::supported_list()
-            )))
-        }
+        other => return Err(not_causal(&other, "generation runs")),
     };
     let chat = chat_prompt(&lm, apply_chat_template, system_instruction)?;
     let digest = lm.digest().map_err(|e| bias_error(&e))?.to_owned();

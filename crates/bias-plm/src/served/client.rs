@@ -379,19 +379,7 @@ fn read(reply: Result<ureq::Response, ureq::Error>) -> Result<String, Failure> {
 
 /// The prompts' echoed log-probabilities from `reply`, in prompt order.
 fn echoed(reply: Completion, prompts: &[&[i64]]) -> Result<Vec<Echoed>, String> {
-    if reply.choices.len() != prompts.len() {
-        return Err(format!(
-            "{} choices for {} prompts",
-            reply.choices.len(),
-            prompts.len()
-        ));
-    }
-    let mut out: Vec<Option<Echoed>> = vec![None; prompts.len()];
-    for choice in reply.choices {
-        let i = choice.index;
-        let Some(slot) = out.get_mut(i).filter(|s| s.is_none()) else {
-            return Err(format!("a choice index {i} out of range or repeated"));
-        };
+    in_order(reply, prompts.len(), |i, choice| {
         let Some(lp) = choice.logprobs else {
             return Err(format!(
                 "choice {i} has no logprobs: this server or endpoint cannot echo a prompt's \
@@ -399,7 +387,27 @@ fn echoed(reply: Completion, prompts: &[&[i64]]) -> Result<Vec<Echoed>, String> 
                  it cannot score; serve the model with vLLM, SGLang, TGI or llama.cpp's server"
             ));
         };
-        *slot = Some(echo_of(&lp, prompts[i].len()).map_err(|e| format!("choice {i}: {e}"))?);
+        echo_of(&lp, prompts[i].len()).map_err(|e| format!("choice {i}: {e}"))
+    })
+}
+
+/// `read(index, choice)` of each of the `n` choices of `reply`, in index order; an error for
+/// another number of choices or an index out of range or repeated.
+fn in_order<T>(
+    reply: Completion,
+    n: usize,
+    read: impl Fn(usize, super::wire::Choice) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    if reply.choices.len() != n {
+        return Err(format!("{} choices for {n} prompts", reply.choices.len()));
+    }
+    let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    for choice in reply.choices {
+        let i = choice.index;
+        let Some(slot) = out.get_mut(i).filter(|s| s.is_none()) else {
+            return Err(format!("a choice index {i} out of range or repeated"));
+        };
+        *slot = Some(read(i, choice)?);
     }
     Ok(out.into_iter().flatten().collect())
 }
@@ -415,18 +423,11 @@ fn encode(request: &impl serde::Serialize) -> Result<String, PlmError> {
 /// The `n` prompts' generated tokens from `reply`, in prompt order; a `stop` finish whose last
 /// token is one of `eos` is an end-of-sequence stop.
 fn generated(reply: Completion, n: usize, eos: &[i64]) -> Result<Vec<Greedy>, String> {
-    if reply.choices.len() != n {
-        return Err(format!("{} choices for {n} prompts", reply.choices.len()));
-    }
-    let mut out: Vec<Option<Greedy>> = vec![None; n];
-    for choice in reply.choices {
-        let i = choice.index;
-        let Some(slot) = out.get_mut(i).filter(|s| s.is_none()) else {
-            return Err(format!("a choice index {i} out of range or repeated"));
-        };
+    in_order(reply, n, |i, choice| {
         let Some(token_ids) = choice.token_ids else {
             return Err(format!(
-                "choice {i} has no token_ids: the server ignored `return_token_ids` (vLLM                  answers it from version 0.10.2 on); serve the model with a recent vLLM"
+                "choice {i} has no token_ids: the server ignored `return_token_ids` (vLLM \
+                 answers it from version 0.10.2 on); serve the model with a recent vLLM"
             ));
         };
         let finish = match choice.finish_reason.as_deref() {
@@ -435,13 +436,12 @@ fn generated(reply: Completion, n: usize, eos: &[i64]) -> Result<Vec<Greedy>, St
             Some("stop") => Finish::Stop,
             other => return Err(format!("choice {i} finished for {other:?}")),
         };
-        *slot = Some(Greedy {
+        Ok(Greedy {
             margins: Vec::new(),
             token_ids,
             finish,
-        });
-    }
-    Ok(out.into_iter().flatten().collect())
+        })
+    })
 }
 
 /// One prompt of `n` tokens from its `logprobs`.
