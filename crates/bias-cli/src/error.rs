@@ -136,9 +136,9 @@ impl CliError {
                     _ => None,
                 }
             }
-            CliError::Plm(e) if matches!(**e, bias_plm::PlmError::HalfOnCpu(_)) => {
-                Some("pass --dtype f32, or --device cuda on a machine with a GPU".to_owned())
-            }
+            CliError::Plm(e) if matches!(**e, bias_plm::PlmError::HalfOnCpu(_)) => Some(
+                "pass --dtype f32 (or bf16), or --device cuda on a machine with a GPU".to_owned(),
+            ),
             CliError::Plm(e) if matches!(**e, bias_plm::PlmError::HeadExists { .. }) => {
                 Some("leave out --new-mlm-head to fine-tune the model's own head".to_owned())
             }

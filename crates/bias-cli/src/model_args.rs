@@ -74,7 +74,8 @@ pub struct DeviceArgs {
     /// Intra-op threads of libtorch on the CPU (default: libtorch's choice).
     #[arg(long)]
     pub threads: Option<i32>,
-    /// Model precision (half precision only on CUDA).
+    /// Model precision (f16 only on CUDA; bf16 on CUDA or the CPU, log-softmax and sums in f32
+    /// and f64).
     #[arg(long, value_parser = choice::<Precision>(), default_value = "f32")]
     pub dtype: Precision,
     #[command(flatten)]

@@ -278,7 +278,7 @@ impl<'m> Engine<'m> {
             let hidden = picked.f_narrow(0, start as i64, (end - start) as i64)?;
             // log P(t) = logit_t − logsumexp(logits): log_softmax's value without writing a
             // second [positions, vocab] tensor.
-            let logits = self.model.mlm_logits(&hidden)?;
+            let logits = crate::logprob::at_least_f32(self.model.mlm_logits(&hidden)?)?;
             let lse = logits.f_logsumexp(&[-1i64][..], true)?;
             argmax.extend(Vec::<i64>::try_from(
                 &logits.f_argmax(-1, false)?.f_to_device(Device::Cpu)?,

@@ -257,8 +257,8 @@ pub enum PlmError {
         /// The run's output folder.
         out: PathBuf,
     },
-    /// Half precision was asked for on the CPU.
-    #[error("precision {0} needs a CUDA device: f32 (Kind::Float) is the reference precision, and half precision on the CPU is slow and inexact")]
+    /// f16 was asked for on the CPU.
+    #[error("precision {0} needs a CUDA device: f32 (Kind::Float) is the reference precision, f16 on the CPU is slow and inexact, and bf16 (Kind::BFloat16) is the half precision that runs on the CPU")]
     HalfOnCpu(String),
     /// A value could not be serialised as JSON (a run's state, a model's configuration).
     #[error("cannot write {} as JSON", path.display())]

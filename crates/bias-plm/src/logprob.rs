@@ -9,8 +9,8 @@ use crate::PlmError;
 /// kaneko2022 (Eqs. 2–5) and Nangia et al. (2020), returned as `f64` so that sums over a
 /// sentence are accumulated in double precision.
 ///
-/// The softmax runs in the logits' own precision (f32 for the reference results); only the
-/// gathered values are widened.
+/// The softmax runs in f32 for half-precision logits ([`at_least_f32`]) and in the logits' own
+/// precision otherwise (f32 for the reference results); the gathered values are widened to f64.
 ///
 /// # Errors
 /// [`PlmError::Shape`] if `logits` is not 2-D or has a different number of rows than `targets`;
@@ -33,6 +33,7 @@ pub fn token_log_probs(logits: &Tensor, targets: &[i64]) -> Result<Vec<f64>, Plm
     let index = Tensor::from_slice(targets)
         .to_device(logits.device())
         .unsqueeze(1);
+    let logits = at_least_f32(logits.shallow_clone())?;
     let picked = logits
         .f_log_softmax(-1, logits.kind())?
         .f_gather(1, &index, false)?
@@ -40,4 +41,15 @@ pub fn token_log_probs(logits: &Tensor, targets: &[i64]) -> Result<Vec<f64>, Plm
         .f_to_kind(Kind::Double)?
         .f_to_device(tch::Device::Cpu)?;
     Ok(Vec::<f64>::try_from(&picked)?)
+}
+
+/// `logits` in f32 when they are in half precision (bf16, f16), unchanged otherwise: every
+/// log-softmax, logsumexp and sum of the scorers runs in f32 or wider, whatever the weights'
+/// precision (a bf16 logsumexp over a 30k vocabulary loses about two digits).
+pub(crate) fn at_least_f32(logits: Tensor) -> Result<Tensor, PlmError> {
+    if matches!(logits.kind(), Kind::Half | Kind::BFloat16) {
+        Ok(logits.f_to_kind(Kind::Float)?)
+    } else {
+        Ok(logits)
+    }
 }

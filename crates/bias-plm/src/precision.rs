@@ -10,8 +10,8 @@ bias_core::choice! {
         /// float32: the reference precision.
         #[default]
         F32 = "f32" | "float32" => "float32: the reference precision",
-        /// bfloat16 (CUDA only).
-        Bf16 = "bf16" | "bfloat16" => "bfloat16 (CUDA only)",
+        /// bfloat16 (CUDA or CPU; log-softmax and sums in f32 and f64).
+        Bf16 = "bf16" | "bfloat16" => "bfloat16 (CUDA or CPU: half the memory)",
         /// float16 (CUDA only).
         F16 = "f16" | "float16" => "float16 (CUDA only)",
     }

@@ -369,10 +369,7 @@ impl<'m> CausalScorer<'m> {
         for start in (0..targets.len()).step_by(PROJECTION_SLICE) {
             let end = (start + PROJECTION_SLICE).min(targets.len());
             let slice = picked.f_narrow(0, start as i64, (end - start) as i64)?;
-            let mut logits = model.lm_logits(&slice)?;
-            if matches!(logits.kind(), Kind::Half | Kind::BFloat16) {
-                logits = logits.f_to_kind(Kind::Float)?;
-            }
+            let logits = crate::logprob::at_least_f32(model.lm_logits(&slice)?)?;
             // log P(t) = logit_t − logsumexp(logits), log_softmax's value.
             let lse = logits.f_logsumexp(&[-1i64][..], true)?;
             let index = Tensor::from_slice(&targets[start..end])

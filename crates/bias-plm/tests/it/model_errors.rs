@@ -278,3 +278,51 @@ fn a_tokenizer_cut_inside_its_decoder_is_an_error() {
         "{message}"
     );
 }
+
+/// bf16 runs on the CPU (f16 does not: above): a masked and a causal fixture score the first 100
+/// CrowS-Pairs pairs with finite scores close to f32's, every scorer keeping most verdicts (the
+/// scorers take log-softmax and sums in f32 and f64). The bounds are loose on purpose: bf16's
+/// kernels round differently on each CPU; scripts/precision_agreement.sh measures the share.
+#[test]
+fn bf16_runs_on_the_cpu_and_keeps_most_verdicts() {
+    let pairs = crate::support::pairs_in_order("crows-pairs/crows_pairs_anonymized.csv");
+    let pairs = &pairs[..100];
+    for model in ["bert", "gpt2"] {
+        let dir = root().join("fixtures/models").join(model);
+        let table = |kind: Kind| {
+            let lm = bias_plm::LanguageModel::open(&dir, DeviceSpec::Cpu, kind).unwrap();
+            let names = lm.scorer_names();
+            let mut scorer = lm
+                .scorer(&names, bias_plm::ScoringOptions::default())
+                .unwrap();
+            bias_core::run::score_to_table(&mut *scorer, pairs, "crows-pairs", model)
+                .unwrap()
+                .0
+        };
+        let (f32_rows, bf16_rows) = (table(Kind::Float), table(Kind::BFloat16));
+        let (a, b) = (f32_rows.rows(), bf16_rows.rows());
+        assert_eq!(a.len(), b.len());
+        let mut kept = std::collections::BTreeMap::<String, (usize, usize)>::new();
+        for (x, y) in a.iter().zip(b) {
+            assert_eq!((&x.pair_id, &x.scorer), (&y.pair_id, &y.scorer));
+            for (p, q) in [
+                (x.score_stereo, y.score_stereo),
+                (x.score_anti, y.score_anti),
+            ] {
+                assert!(
+                    q.is_finite() && (p - q).abs() <= 0.1 * p.abs().max(1.0),
+                    "{p} {q}"
+                );
+            }
+            let e = kept.entry(x.scorer.to_string()).or_default();
+            e.0 += usize::from((x.score_stereo > x.score_anti) == (y.score_stereo > y.score_anti));
+            e.1 += 1;
+        }
+        for (scorer, (same, n)) in kept {
+            assert!(
+                same * 10 >= n * 8,
+                "{model} {scorer}: {same} of {n} verdicts kept"
+            );
+        }
+    }
+}
