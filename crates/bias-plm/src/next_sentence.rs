@@ -13,7 +13,6 @@
 //! `cls.seq_relationship`, a linear layer to two logits, index 0 = "B is next".
 
 use crate::model::EncoderInput;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use bias_core::{BoxError, Continuation, ContinuationScore, ContinuationScorer};
@@ -96,33 +95,10 @@ fn model_type_of(dir: &Path) -> Result<Option<String>, PlmError> {
         .map(str::to_owned))
 }
 
-/// The tensor names in a safetensors file's header (an 8-byte little-endian length, then that
-/// much JSON), without reading the tensors.
+/// The tensor names in a safetensors file's header, without reading the tensors.
 fn header_names(file: &Path) -> Result<Vec<String>, PlmError> {
-    let io = |source| PlmError::Io {
-        path: file.to_path_buf(),
-        source,
-    };
-    let bad = |reason: String| PlmError::Checkpoint {
-        path: file.to_path_buf(),
-        reason,
-    };
-    let mut f = std::fs::File::open(file).map_err(io)?;
-    let mut len = [0u8; 8];
-    f.read_exact(&mut len).map_err(io)?;
-    let len = u64::from_le_bytes(len);
-    let size = f.metadata().map_err(io)?.len();
-    if len > size.saturating_sub(8) {
-        return Err(bad(format!(
-            "its header claims {len} bytes, more than the file's {size}; the file is truncated \
-             or not safetensors"
-        )));
-    }
-    let mut header = Vec::new();
-    f.take(len).read_to_end(&mut header).map_err(io)?;
-    let parsed: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&header)
-        .map_err(|e| bad(format!("its header is not a JSON object: {e}")))?;
-    Ok(parsed.into_iter().map(|(k, _)| k).collect())
+    let (entries, _) = crate::model::tensor_file::header(file)?;
+    Ok(entries.into_iter().map(|(k, _)| k).collect())
 }
 
 impl NextSentenceModel {

@@ -36,8 +36,18 @@ impl Weights {
         kind: Kind,
     ) -> Result<Self, PlmError> {
         let mut map = HashMap::new();
+        // Floating-point tensors are read in `kind` (f32 stays f32; an f32 checkpoint loaded in
+        // bf16 is converted tensor by tensor, never held whole in f32).
+        let read_kind = if matches!(
+            kind,
+            Kind::Double | Kind::Float | Kind::Half | Kind::BFloat16
+        ) {
+            kind
+        } else {
+            Kind::Float
+        };
         for file in files {
-            for (name, tensor) in Tensor::read_safetensors(file)? {
+            for (name, tensor) in crate::model::tensor_file::read_tensors(file, read_kind)? {
                 map.insert(name, tensor);
             }
         }

@@ -14,6 +14,7 @@ use crate::{DeviceSpec, ModelConfig, ModelParts, PlmError};
 
 mod layers;
 mod registry;
+pub(crate) mod tensor_file;
 
 pub(crate) use registry::Architecture;
 pub(crate) use registry::{find as find_architecture, LoadSource, Loaded};
