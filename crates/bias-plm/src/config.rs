@@ -351,7 +351,9 @@ impl ModelConfig {
     }
 
     fn validate(&self, path: &Path) -> Result<(), PlmError> {
-        let bad = |key: &str, value: i64, reason: &str| unsupported_size(path, key, value, reason);
+        let refuse = |broken: bool, key: &str, value: i64, reason: &str| {
+            refuse_if(broken, path, key, value, reason)
+        };
         require_positive(
             path,
             &[
@@ -366,41 +368,36 @@ impl ModelConfig {
                 ("inner_group_num", self.inner_group_num),
             ],
         )?;
-        if self.num_hidden_layers > crate::causal::MAX_LAYERS {
-            return Err(bad(
-                "num_hidden_layers",
-                self.num_hidden_layers,
-                "more layers than any model has: the configuration is damaged",
-            ));
-        }
-        if self.hidden_size % self.num_attention_heads != 0 {
-            return Err(bad(
-                "num_attention_heads",
-                self.num_attention_heads,
-                "must divide the hidden size",
-            ));
-        }
-        if self.num_hidden_groups > self.num_hidden_layers {
-            return Err(bad(
-                "num_hidden_groups",
-                self.num_hidden_groups,
-                "cannot exceed num_hidden_layers",
-            ));
-        }
-        if self.pad_token_id < 0 || self.pad_token_id >= self.vocab_size {
-            return Err(bad(
-                "pad_token_id",
-                self.pad_token_id,
-                "must be a token id of the vocabulary",
-            ));
-        }
-        if self.max_tokens() <= 0 {
-            return Err(bad(
-                "max_position_embeddings",
-                self.max_position_embeddings,
-                "leaves no room for a token after RoBERTa's pad_token_id + 1 position offset",
-            ));
-        }
+        refuse(
+            self.num_hidden_layers > crate::causal::MAX_LAYERS,
+            "num_hidden_layers",
+            self.num_hidden_layers,
+            "more layers than any model has: the configuration is damaged",
+        )?;
+        refuse(
+            self.hidden_size % self.num_attention_heads != 0,
+            "num_attention_heads",
+            self.num_attention_heads,
+            "must divide the hidden size",
+        )?;
+        refuse(
+            self.num_hidden_groups > self.num_hidden_layers,
+            "num_hidden_groups",
+            self.num_hidden_groups,
+            "cannot exceed num_hidden_layers",
+        )?;
+        refuse(
+            self.pad_token_id < 0 || self.pad_token_id >= self.vocab_size,
+            "pad_token_id",
+            self.pad_token_id,
+            "must be a token id of the vocabulary",
+        )?;
+        refuse(
+            self.max_tokens() <= 0,
+            "max_position_embeddings",
+            self.max_position_embeddings,
+            "leaves no room for a token after RoBERTa's pad_token_id + 1 position offset",
+        )?;
         Ok(())
     }
 
@@ -458,6 +455,20 @@ pub(crate) fn unsupported_size(path: &Path, key: &str, value: i64, reason: &str)
         value: value.to_string(),
         reason: reason.into(),
         path: path.to_path_buf(),
+    }
+}
+
+/// [`unsupported_size`] where `broken` holds: a check reads as the rule it enforces.
+pub(crate) fn refuse_if(
+    broken: bool,
+    path: &Path,
+    key: &str,
+    value: i64,
+    reason: &str,
+) -> Result<(), PlmError> {
+    match broken {
+        true => Err(unsupported_size(path, key, value, reason)),
+        false => Ok(()),
     }
 }
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::registry::CausalArchitecture;
-use crate::config::{read_config_json, require_positive, unsupported_size};
+use crate::config::{read_config_json, refuse_if, require_positive};
 use crate::{Activation, PlmError};
 
 /// The family a causal `config.json` names in `model_type`: one of the causal-LM families
@@ -262,7 +262,9 @@ impl CausalConfig {
     }
 
     fn validate(&self, path: &Path) -> Result<(), PlmError> {
-        let bad = |key: &str, value: i64, reason: &str| unsupported_size(path, key, value, reason);
+        let refuse = |broken: bool, key: &str, value: i64, reason: &str| {
+            refuse_if(broken, path, key, value, reason)
+        };
         require_positive(
             path,
             &[
@@ -277,35 +279,31 @@ impl CausalConfig {
             ],
         )?;
         let rotary = self.model_type.architecture().rotary;
-        if !rotary && self.hidden_size % self.num_attention_heads != 0 {
-            return Err(bad(
-                "n_head",
-                self.num_attention_heads,
-                "must divide the hidden size",
-            ));
-        }
-        if self.num_attention_heads % self.num_key_value_heads != 0 {
-            return Err(bad(
-                "num_key_value_heads",
-                self.num_key_value_heads,
-                "must divide num_attention_heads",
-            ));
-        }
-        if rotary && (self.rotary_dim % 2 != 0 || self.rotary_dim <= 0) {
-            return Err(bad(
-                "head_dim",
-                self.head_dim,
-                "rotary embeddings need an even, positive number of rotated dimensions \
+        refuse(
+            !rotary && self.hidden_size % self.num_attention_heads != 0,
+            "n_head",
+            self.num_attention_heads,
+            "must divide the hidden size",
+        )?;
+        refuse(
+            self.num_attention_heads % self.num_key_value_heads != 0,
+            "num_key_value_heads",
+            self.num_key_value_heads,
+            "must divide num_attention_heads",
+        )?;
+        refuse(
+            rotary && (self.rotary_dim % 2 != 0 || self.rotary_dim <= 0),
+            "head_dim",
+            self.head_dim,
+            "rotary embeddings need an even, positive number of rotated dimensions \
                  (head_dim times partial_rotary_factor)",
-            ));
-        }
-        if self.rotary_dim > self.head_dim {
-            return Err(bad(
-                "partial_rotary_factor",
-                self.rotary_dim,
-                "rotates more dimensions than a head has",
-            ));
-        }
+        )?;
+        refuse(
+            self.rotary_dim > self.head_dim,
+            "partial_rotary_factor",
+            self.rotary_dim,
+            "rotates more dimensions than a head has",
+        )?;
         if let RopeScaling::LongRope {
             short_factor,
             long_factor,
@@ -313,19 +311,18 @@ impl CausalConfig {
         } = &self.rope_scaling
         {
             let n = self.rotary_dim / 2;
-            if short_factor.len() as i64 != n || long_factor.len() as i64 != n {
-                return Err(bad(
-                    "rope_parameters",
-                    short_factor.len().min(long_factor.len()) as i64,
-                    &format!(
-                        "longrope needs one short_factor and one long_factor per rotated \
-                         frequency ({n})"
-                    ),
-                ));
-            }
+            refuse(
+                short_factor.len() as i64 != n || long_factor.len() as i64 != n,
+                "rope_parameters",
+                short_factor.len().min(long_factor.len()) as i64,
+                &format!(
+                    "longrope needs one short_factor and one long_factor per rotated frequency \
+                     ({n})"
+                ),
+            )?;
         }
         if let Some(w) = self.sliding_window.iter().flatten().find(|&&w| w <= 0) {
-            return Err(bad("sliding_window", *w, "must be positive"));
+            refuse(true, "sliding_window", *w, "must be positive")?;
         }
         Ok(())
     }

@@ -74,8 +74,11 @@ pub(crate) fn read_tensors(path: &Path, kind: Kind) -> Result<Vec<(String, Tenso
                 format!("tensor {name} has an unsupported dtype {dtype}"),
             )
         })?;
-        let numel: u64 = shape.iter().product::<i64>().max(0) as u64;
-        if end < start || end - start != numel * width || data_start + end > size {
+        let fits = byte_len(&shape, width).is_some_and(|len| {
+            end.checked_sub(start) == Some(len)
+                && data_start.checked_add(end).is_some_and(|last| last <= size)
+        });
+        if !fits {
             return Err(bad(
                 path,
                 format!(
@@ -121,6 +124,14 @@ fn entry_of(entry: &Value) -> Option<(&str, Vec<i64>, (u64, u64))> {
     Some((dtype, shape, (start, end)))
 }
 
+/// The bytes a tensor of `shape` and element `width` takes; `None` for a negative dimension or
+/// a size past `u64` (a damaged header must be an error, never an overflow).
+fn byte_len(shape: &[i64], width: u64) -> Option<u64> {
+    shape
+        .iter()
+        .try_fold(width, |len, &dim| len.checked_mul(u64::try_from(dim).ok()?))
+}
+
 /// The libtorch kind and byte width of a safetensors dtype.
 fn kind_of(dtype: &str) -> Option<(Kind, u64)> {
     Some(match dtype {
@@ -147,7 +158,7 @@ fn bad(path: &Path, reason: String) -> PlmError {
 
 #[cfg(test)]
 mod tests {
-    use super::read_tensors;
+    use super::{byte_len, read_tensors};
     use tch::{Kind, Tensor};
 
     /// A file written by libtorch reads back equal (f32 kept, bf16 converted, integers kept);
@@ -178,5 +189,18 @@ mod tests {
         let e = read_tensors(&path, Kind::Float).unwrap_err().to_string();
         assert!(e.contains("truncated or damaged"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Shapes whose size passes `u64` or holds a negative dimension are refused, not wrapped
+    /// (a header claiming `[2^31, 2^31]` of f32 once overflowed the product).
+    #[test]
+    fn tensor_sizes_never_overflow() {
+        assert_eq!(byte_len(&[2, 3], 4), Some(24));
+        assert_eq!(byte_len(&[], 2), Some(2));
+        assert_eq!(byte_len(&[0, 7], 4), Some(0));
+        assert_eq!(byte_len(&[1 << 31, 1 << 31], 2), Some(1 << 63));
+        assert_eq!(byte_len(&[1 << 31, 1 << 31], 4), None);
+        assert_eq!(byte_len(&[-1, 4], 4), None);
+        assert_eq!(byte_len(&[i64::MAX, 4], 1), None);
     }
 }
