@@ -280,16 +280,7 @@ impl StereoSet {
     /// [`DataError::InvalidRecord`] naming the file, the section and the item (0-based index and
     /// id) when an item lacks a gold label (see [`StereoItem::sentence_pair`]).
     pub fn pairs(&self, section: Section) -> Result<Vec<SentencePair>, DataError> {
-        self.items(section)
-            .iter()
-            .enumerate()
-            .map(|(i, item)| {
-                item.pair_at(
-                    &self.source_name,
-                    &format!("{section} item {i} (id {:?})", item.id),
-                )
-            })
-            .collect()
+        self.each_item(section, StereoItem::pair_at)
     }
 
     /// The (stereotype, anti-stereotype, unrelated) triples of one section, in file order.
@@ -299,14 +290,21 @@ impl StereoSet {
     /// id) when an item lacks a gold label or has an empty sentence (see
     /// [`StereoItem::triple`]).
     pub fn triples(&self, section: Section) -> Result<Vec<StereoSetTriple>, DataError> {
-        self.items(section)
-            .iter()
-            .enumerate()
+        self.each_item(section, StereoItem::triple_at)
+    }
+
+    /// `read(item, file, place)` of every item of `section`, the place naming the section, the
+    /// item's 0-based index and its id, for an error to point at.
+    fn each_item<T>(
+        &self,
+        section: Section,
+        read: impl Fn(&StereoItem, &str, &str) -> Result<T, DataError>,
+    ) -> Result<Vec<T>, DataError> {
+        let items = self.items(section).iter().enumerate();
+        items
             .map(|(i, item)| {
-                item.triple_at(
-                    &self.source_name,
-                    &format!("{section} item {i} (id {:?})", item.id),
-                )
+                let place = format!("{section} item {i} (id {:?})", item.id);
+                read(item, &self.source_name, &place)
             })
             .collect()
     }

@@ -120,6 +120,9 @@ pub trait Run {
     fn succeeds(&mut self) -> std::process::Output;
     /// Runs the command and asserts that it exits non-zero.
     fn fails(&mut self) -> std::process::Output;
+    /// Runs the command, asserts that it exits non-zero and that its stderr says each of
+    /// `needles`, and returns the stderr.
+    fn fails_saying(&mut self, needles: &[&str]) -> String;
 }
 
 /// [`Run`] for each command type the tests build (`std`'s and `assert_cmd`'s).
@@ -142,6 +145,15 @@ macro_rules! run_for {
                     String::from_utf8_lossy(&out.stdout)
                 );
                 out
+            }
+
+            #[track_caller]
+            fn fails_saying(&mut self, needles: &[&str]) -> String {
+                let err = String::from_utf8_lossy(&self.fails().stderr).into_owned();
+                for needle in needles {
+                    assert!(err.contains(needle), "{needle:?} not in: {err}");
+                }
+                err
             }
         }
     )+};

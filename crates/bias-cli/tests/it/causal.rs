@@ -3,15 +3,15 @@
 //! log-likelihood (fixtures/plm/lm_eval_crows_gpt2.json), every measure applies unchanged, and a
 //! scorer of the other family is a usage error naming the model type and its scorers.
 
-use crate::support::bias;
+use crate::support::bias_on;
 use crate::support::scorer_measures;
 use approx::abs_diff_eq;
 use std::path::PathBuf;
 
 use serde_json::Value;
 
+use bias_testkit::root;
 use bias_testkit::Run;
-use bias_testkit::{data_dir, fixture_model as model, root};
 
 fn scratch(name: &str) -> PathBuf {
     bias_testkit::scratch(&format!("causal-{name}"))
@@ -21,22 +21,8 @@ fn scratch(name: &str) -> PathBuf {
 fn score_writes_ll_sum_and_ll_mean_as_lm_eval_computes_them() {
     let dir = scratch("score");
     let out = dir.join("gpt2.csv");
-    bias()
-        .args([
-            "score",
-            "--model",
-            &model("gpt2"),
-            "--dataset",
-            "crows-pairs",
-            "--data-dir",
-            &data_dir(),
-            "--device",
-            "cpu",
-            "--limit",
-            "40",
-            "--out",
-            &out.display().to_string(),
-        ])
+    bias_on("score", "gpt2", "crows-pairs")
+        .args(["--limit", "40", "--out", &out.display().to_string()])
         .succeeds();
     let table = bias_core::ScoreTable::read_csv_path(&out).unwrap();
     assert_eq!(table.len(), 80);
@@ -80,17 +66,8 @@ fn score_writes_ll_sum_and_ll_mean_as_lm_eval_computes_them() {
 fn evaluate_and_bench_run_on_a_causal_model() {
     let dir = scratch("evaluate");
     let out = dir.join("qwen2.csv");
-    let res = bias()
+    let res = bias_on("evaluate", "qwen2", "crows-pairs")
         .args([
-            "evaluate",
-            "--model",
-            &model("qwen2"),
-            "--dataset",
-            "crows-pairs",
-            "--data-dir",
-            &data_dir(),
-            "--device",
-            "cpu",
             "--limit",
             "200",
             "--format",
@@ -170,22 +147,8 @@ fn evaluate_and_bench_run_on_a_causal_model() {
         );
     }
 
-    let res = bias()
-        .args([
-            "bench",
-            "--model",
-            &model("llama"),
-            "--dataset",
-            "crows-pairs",
-            "--data-dir",
-            &data_dir(),
-            "--device",
-            "cpu",
-            "--limit",
-            "20",
-            "--format",
-            "csv",
-        ])
+    let res = bias_on("bench", "llama", "crows-pairs")
+        .args(["--limit", "20", "--format", "csv"])
         .succeeds();
     let stdout = String::from_utf8_lossy(&res.stdout);
     assert!(
@@ -198,17 +161,8 @@ fn evaluate_and_bench_run_on_a_causal_model() {
 fn a_scorer_of_the_other_family_is_a_usage_error() {
     let dir = scratch("mismatch");
     let run = |arch: &str, scorers: &str| {
-        let res = bias()
+        let res = bias_on("score", arch, "crows-pairs")
             .args([
-                "score",
-                "--model",
-                &model(arch),
-                "--dataset",
-                "crows-pairs",
-                "--data-dir",
-                &data_dir(),
-                "--device",
-                "cpu",
                 "--scorers",
                 scorers,
                 "--out",

@@ -202,24 +202,16 @@ fn stereoset_reads_the_next_sentence_head_where_the_checkpoint_has_one() {
         head["scores"]["intersentence"],
         conditional["scores"]["intersentence"]
     );
-    let out = bias()
+    bias()
         .args(args("bert", &["--intersentence", "next-sentence-head"]))
-        .fails();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("cls.seq_relationship.weight") && err.contains("--intersentence conditional"),
-        "{err}"
-    );
+        .fails_saying(&["cls.seq_relationship.weight", "--intersentence conditional"]);
 }
 
 #[test]
 fn a_causal_model_is_required_for_bbq() {
-    let out = bias().args(task_args("bbq", "bert", &[])).fails();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("a masked LM (bert)") && err.contains("causal LM"),
-        "{err}"
-    );
+    bias()
+        .args(task_args("bbq", "bert", &[]))
+        .fails_saying(&["a masked LM (bert)", "causal LM"]);
 }
 
 /// An answer of 60,000 characters (issue 40): refused before anything is scored, naming the
@@ -420,22 +412,12 @@ fn bbq_applies_the_models_chat_template() {
             "{key}: {ours:?} {theirs:?}"
         );
     }
-    let out = bias()
+    bias()
         .args(task_args("bbq", "gpt2", &["--apply-chat-template"]))
-        .fails();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("has no chat_template") && err.contains("--chat-template FILE"),
-        "{err}"
-    );
-    let out = bias()
+        .fails_saying(&["has no chat_template", "--chat-template FILE"]);
+    bias()
         .args(task_args("bbq", "gpt2", &["--system-instruction", "x"]))
-        .fails();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("--system-instruction needs --apply-chat-template"),
-        "{err}"
-    );
+        .fails_saying(&["--system-instruction needs --apply-chat-template"]);
 }
 
 /// `bias task bbq --generate` on the Llama fixture writes lm-eval's `bbq_generate` numbers

@@ -842,6 +842,20 @@ fn expected_titles(report: &ControlledReport) -> Vec<String> {
 /// measure and its ρ, its points (circles and line vertices) at the row's value at each rate, the
 /// no-bias value dashed; then the probe panel, its legend naming P(he) and P(she) and each
 /// series at the report's probe at each rate that has one. Returns the SVG's marks.
+/// [`assert_trend_figure`], and each of `titles` among the figure's texts.
+#[track_caller]
+fn assert_panel_titles(report: &ControlledReport, stem: &Path, titles: &[&str]) {
+    let marks = assert_trend_figure(report, stem);
+    let texts: Vec<&str> = marks
+        .iter()
+        .filter(|m| m.is_text())
+        .map(|m| m.text.as_str())
+        .collect();
+    for title in titles {
+        assert!(texts.contains(title), "{title} not in {texts:?}");
+    }
+}
+
 fn assert_trend_figure(report: &ControlledReport, stem: &Path) -> Vec<Mark> {
     figures::controlled_trends(report, stem).unwrap();
     let png = std::fs::read(with_extension(stem, "png")).expect("PNG written");
@@ -984,21 +998,17 @@ fn controlled_trends_plots_the_studys_values() {
     );
     assert_eq!(report.probe_he_monotonic, Some(true));
 
-    let marks = assert_trend_figure(&report, &out("trends"));
-    let texts: Vec<&str> = marks
-        .iter()
-        .filter(|m| m.is_text())
-        .map(|m| m.text.as_str())
-        .collect();
-    for title in [
-        "AUL indicator (ρ = 1.00)",
-        "TBS (ρ = 1.00)",
-        "he/she probe (monotone)",
-    ] {
-        assert!(texts.contains(&title), "{title} not in {texts:?}");
-    }
     let kls = format!("AUL kls (ρ = {:.2}, unsigned)", report.rows[1].rho.unwrap());
-    assert!(texts.contains(&kls.as_str()), "{kls}");
+    assert_panel_titles(
+        &report,
+        &out("trends"),
+        &[
+            "AUL indicator (ρ = 1.00)",
+            "TBS (ρ = 1.00)",
+            "he/she probe (monotone)",
+            &kls,
+        ],
+    );
 }
 
 /// A row of a hand-built report (only what the figure reads is set meaningfully).
@@ -1062,21 +1072,17 @@ fn controlled_trends_plots_a_hand_built_report() {
         confidence: 0.95,
         seed: 0,
     };
-    let marks = assert_trend_figure(&report, &out("hand-built"));
-    let texts: Vec<&str> = marks
-        .iter()
-        .filter(|m| m.is_text())
-        .map(|m| m.text.as_str())
-        .collect();
-    for title in [
-        "CPS indicator (ρ = -1.00)",
-        "CPS kls (ρ = 0.40, unsigned)",
-        "CPS jss (ρ = undefined, unsigned)",
-        "TBS (ρ = 1.00)",
-        "he/she probe (incomplete)",
-    ] {
-        assert!(texts.contains(&title), "{title} not in {texts:?}");
-    }
+    assert_panel_titles(
+        &report,
+        &out("hand-built"),
+        &[
+            "CPS indicator (ρ = -1.00)",
+            "CPS kls (ρ = 0.40, unsigned)",
+            "CPS jss (ρ = undefined, unsigned)",
+            "TBS (ρ = 1.00)",
+            "he/she probe (incomplete)",
+        ],
+    );
 }
 
 #[test]

@@ -11,6 +11,16 @@ pub fn bias() -> Command {
     Command::cargo_bin("bias").unwrap()
 }
 
+/// `bias COMMAND --model <fixture ARCH> --dataset DATASET --data-dir <data> --device cpu`, for
+/// the test to add its own arguments.
+pub fn bias_on(command: &str, arch: &str, dataset: &str) -> Command {
+    let mut cmd = bias();
+    let (model, data) = (bias_testkit::fixture_model(arch), bias_testkit::data_dir());
+    cmd.args([command, "--model", &model, "--dataset", dataset])
+        .args(["--data-dir", &data, "--device", "cpu"]);
+    cmd
+}
+
 /// `bias args`, however it exits.
 pub fn bias_output(args: &[&str]) -> std::process::Output {
     bias().args(args).output().unwrap()
