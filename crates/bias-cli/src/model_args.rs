@@ -179,14 +179,24 @@ pub fn resolve_model(model: &std::path::Path) -> Result<(PathBuf, Option<String>
 }
 
 impl DeviceArgs {
+    /// The device to open a model on, once the thread count is set; in half precision, what it
+    /// is measured to keep of f32's verdicts is said on stderr (once a run).
+    fn prepare(&self) -> Result<DeviceSpec, CliError> {
+        if let Some(t) = self.threads {
+            tch::set_num_threads(t.max(1));
+        }
+        if let Some(note) = self.dtype.agreement_note() {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| eprintln!("note: {note}"));
+        }
+        Ok(self.device.parse()?)
+    }
+
     /// Opens the masked LM of `model` (a folder or a Hugging Face id, see [`resolve_model`]) on
     /// this device (setting the thread count first); `name` (default: the id, or the folder's
     /// name) goes to the score table's `model` column.
     pub fn open(&self, model: &std::path::Path, name: Option<&str>) -> Result<MaskedLm, CliError> {
-        if let Some(t) = self.threads {
-            tch::set_num_threads(t.max(1));
-        }
-        let spec: DeviceSpec = self.device.parse()?;
+        let spec = self.prepare()?;
         let (dir, id) = resolve_model(model)?;
         let lm = MaskedLm::open(dir, spec, self.dtype.kind())?;
         Ok(match name.or(id.as_deref()) {
@@ -202,10 +212,7 @@ impl DeviceArgs {
         model: &std::path::Path,
         name: Option<&str>,
     ) -> Result<LanguageModel, CliError> {
-        if let Some(t) = self.threads {
-            tch::set_num_threads(t.max(1));
-        }
-        let spec: DeviceSpec = self.device.parse()?;
+        let spec = self.prepare()?;
         let lm = match model.to_str() {
             Some(text) => {
                 let served = self.served.options()?;
@@ -245,7 +252,7 @@ impl DeviceArgs {
         &self,
         model: &std::path::Path,
     ) -> Result<bias_plm::NextSentenceModel, CliError> {
-        let spec: DeviceSpec = self.device.parse()?;
+        let spec = self.prepare()?;
         let (dir, _) = resolve_model(model)?;
         Ok(bias_plm::NextSentenceModel::open(
             dir,

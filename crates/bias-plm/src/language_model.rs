@@ -416,6 +416,15 @@ impl LanguageModel {
             LanguageModel::Causal(m) => m.multiply_adds(stats),
         }
     }
+
+    /// The bytes the loaded weights take in memory ([`crate::PlmModel::weight_bytes`]); `None`
+    /// for a causal model behind a server.
+    pub fn weight_bytes(&self) -> Option<u64> {
+        match self {
+            LanguageModel::Masked(m) => Some(m.model().weight_bytes()),
+            LanguageModel::Causal(m) => m.model().map(crate::CausalModel::weight_bytes),
+        }
+    }
 }
 
 /// The masked scorers named in `names` (`aul`, `cps`, ...; case-insensitive, `_` for `-`), in

@@ -105,6 +105,7 @@ macro_rules! family_handle {
 }
 
 pub mod adapter;
+pub mod bench;
 mod causal;
 mod chat;
 mod checkpoint;

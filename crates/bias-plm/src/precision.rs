@@ -26,6 +26,33 @@ impl Precision {
             Precision::F16 => Kind::Half,
         }
     }
+
+    /// What this precision is measured to keep of f32's verdicts (`docs/precision.md`,
+    /// `scripts/precision_agreement.sh`), for a run in it to say; `None` for f32, the reference.
+    pub const fn agreement_note(self) -> Option<&'static str> {
+        match self {
+            Precision::F32 => None,
+            Precision::Bf16 => Some(
+                "bf16 kept 94.3-100 % of f32's verdicts per scorer on the fixture models and \
+                 89.7 % of CPS's on a MiniLM-shaped model (docs/precision.md); use f32 for \
+                 numbers compared with published ones",
+            ),
+            Precision::F16 => Some(
+                "f16 kept 86.2 % of f32's CPS verdicts on a MiniLM-shaped model on an H100 \
+                 (docs/gpu.md); use f32 for numbers compared with published ones",
+            ),
+        }
+    }
+
+    /// The precision of a libtorch kind; `None` for a kind models are not run in.
+    pub fn of(kind: Kind) -> Option<Self> {
+        match kind {
+            Kind::Float => Some(Precision::F32),
+            Kind::BFloat16 => Some(Precision::Bf16),
+            Kind::Half => Some(Precision::F16),
+            _ => None,
+        }
+    }
 }
 
 /// The libtorch kind of a PyTorch dtype as `str(tensor.dtype)` writes it (`torch.float32`,

@@ -190,6 +190,54 @@ pub fn normals(seed: u64, n: usize) -> Vec<f64> {
         .collect()
 }
 
+/// Bias types and pair counts of [`hand_scores`]: 11 pairs of four types.
+pub const HAND_TYPES: [(&str, usize); 4] = [
+    ("age", 2),
+    ("disability", 2),
+    ("gender", 2),
+    ("race-color", 5),
+];
+
+/// The (bias type, stereo score, anti score) of the 11 [`HAND_TYPES`] pairs on which a model
+/// prefers the stereotypical sentence exactly on the pairs of the types `stereo_types` (indices
+/// into [`HAND_TYPES`]): every draw of `c_k` pairs of each type `k` gives the indicator
+/// `100 · Σ_{k ∈ stereo_types} c_k / Σ_k c_k`, whichever pairs it takes.
+pub fn hand_scores(stereo_types: &[usize]) -> Vec<(&'static str, f64, f64)> {
+    let mut rows = Vec::new();
+    for (k, &(ty, n)) in HAND_TYPES.iter().enumerate() {
+        for j in 0..n {
+            let base = -3.0 - 0.1 * rows.len() as f64 - 0.03 * j as f64;
+            let (s, a) = if stereo_types.contains(&k) {
+                (base + 0.5, base)
+            } else {
+                (base, base + 0.5)
+            };
+            rows.push((ty, s, a));
+        }
+    }
+    rows
+}
+
+/// liu2024's per-type weighting by hand (Eqs. 6 and 10): `f` of the (mean, sample sd) of the
+/// stereotypical and the anti-stereotypical scores within each bias type of at least two pairs,
+/// weighted by the type's share n_t / N of those pairs. `rows` are (bias type, stereo, anti).
+pub fn weighted_by_type(
+    rows: impl IntoIterator<Item = (String, f64, f64)>,
+    f: impl Fn((f64, f64), (f64, f64)) -> f64,
+) -> f64 {
+    let mut by: std::collections::BTreeMap<String, (Vec<f64>, Vec<f64>)> = Default::default();
+    for (ty, stereo, anti) in rows {
+        let e = by.entry(ty).or_default();
+        e.0.push(stereo);
+        e.1.push(anti);
+    }
+    let kept: Vec<_> = by.values().filter(|(s, _)| s.len() >= 2).collect();
+    let n: usize = kept.iter().map(|(s, _)| s.len()).sum();
+    kept.iter()
+        .map(|(s, a)| s.len() as f64 / n as f64 * f(mean_sd(s), mean_sd(a)))
+        .sum()
+}
+
 /// Mean and sample standard deviation (ddof = 1) of `x`, by hand, for references.
 pub fn mean_sd(x: &[f64]) -> (f64, f64) {
     let n = x.len() as f64;

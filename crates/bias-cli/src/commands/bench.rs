@@ -1,9 +1,11 @@
-//! `bias bench`: the scorers timed on a model (sentences/s, forward passes, GMAC/s, memory).
+//! `bias bench`: the scorers timed on a model (sentences/s, forward passes, GMAC/s), the share
+//! of this machine's matmul peak each reached (the peak measured in the same run at the model's
+//! shapes, [`bias_plm::bench::MatmulPeak`]), and peak memory against the weights' size.
 
 use bias_core::Scorer;
 use std::io::Write;
-use std::time::Instant;
 
+use bias_plm::bench::{MatmulPeak, ScorerBench};
 use bias_plm::{LanguageModel, PlmError};
 use clap::Args;
 
@@ -36,7 +38,10 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         .collect::<Result<_, PlmError>>()?;
     let tokens: usize = tokenised.iter().map(|(_, s, a)| s.len() + a.len()).sum();
     let (layers, hidden, vocab) = lm.shape();
-    let header = format!(
+    // The peak is measured before the scorers, in this run, at the model's own shapes.
+    let peak = MatmulPeak::of_model(&lm)?;
+    let weights = lm.weight_bytes();
+    let mut header = format!(
         "model {} ({} {}, {layers} layers, hidden {hidden}, vocab {vocab}), {} pairs \
          ({} sentences, {tokens} tokens), {} threads",
         lm.name(),
@@ -46,6 +51,16 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         2 * pairs.len(),
         tch::get_num_threads()
     );
+    if let Some(p) = &peak {
+        header += &format!(
+            "\nmatmul peak {} GFLOP/s ({})",
+            fixed(p.flops_per_second / 1e9, 1),
+            p.shape_label()
+        );
+    }
+    if let Some(w) = weights {
+        header += &format!("; weights {} MiB", fixed(mib(w), 0));
+    }
     let mut g = Grid::new([
         "scorer",
         "sentences/s",
@@ -53,7 +68,9 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
         "forward passes",
         "seconds",
         "GMAC/s",
+        "% of peak",
         "peak RSS MiB",
+        "RSS / weights",
     ]);
     let names: Vec<&str> = if args.scorers.is_empty() {
         match lm {
@@ -63,23 +80,21 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     } else {
         args.scorers.iter().map(|s| s.name()).collect()
     };
+    let na = || "n/a".to_owned();
     for name in names {
-        // Warm-up (allocator, oneDNN kernels) on a few pairs, untimed and uncounted.
-        lm.scorer(&[name], args.model.options())?
-            .score_tokenised(&tokenised[..tokenised.len().min(4)])?;
-        let mut scorer = lm.scorer(&[name], args.model.options())?;
-        let started = Instant::now();
-        scorer.score_tokenised(&tokenised)?;
-        let secs = started.elapsed().as_secs_f64().max(1e-9);
-        let st = scorer.stats();
+        let b = ScorerBench::run(&lm, name, args.model.options(), &tokenised)?;
+        let rss = b.peak_rss_bytes;
         g.push(vec![
             name.to_owned(),
-            fixed(2.0 * pairs.len() as f64 / secs, 1),
-            fixed(tokens as f64 / secs, 0),
-            st.forward_passes.to_string(),
-            fixed(secs, 2),
-            fixed(lm.multiply_adds(&st) / secs / 1e9, 2),
-            peak_rss_mib().map_or("n/a".into(), |m| fixed(m, 0)),
+            fixed(b.sentences as f64 / b.seconds, 1),
+            fixed(b.tokens as f64 / b.seconds, 0),
+            b.stats.forward_passes.to_string(),
+            fixed(b.seconds, 2),
+            fixed(b.gmac_per_second(), 2),
+            peak.map_or_else(na, |p| fixed(100.0 * b.share_of(&p), 1)),
+            rss.map_or_else(na, |r| fixed(mib(r), 0)),
+            rss.zip(weights)
+                .map_or_else(na, |(r, w)| fixed(r as f64 / w as f64, 2)),
         ]);
     }
     match args.format {
@@ -92,10 +107,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<(), CliError> {
     }
 }
 
-/// Peak resident memory of this process (Linux `VmHWM`), in MiB.
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
+/// Bytes in MiB.
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
 }

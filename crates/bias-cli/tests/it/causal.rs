@@ -155,6 +155,15 @@ fn evaluate_and_bench_run_on_a_causal_model() {
         stdout.lines().nth(1).unwrap().starts_with("ll-sum,"),
         "{stdout}"
     );
+    // The share of the matmul peak (measured in the same run) and memory against the weights:
+    // numbers, not `n/a`, for a model whose weights are here.
+    let res = bias_on("bench", "llama", "crows-pairs")
+        .args(["--limit", "8", "--format", "json"])
+        .succeeds();
+    let rows: Value = serde_json::from_slice(&res.stdout).unwrap();
+    let number = |key: &str| -> f64 { rows[0][key].as_str().unwrap().parse().unwrap() };
+    assert!(number("% of peak") > 0.0, "{rows}");
+    assert!(number("RSS / weights") > 1.0, "{rows}");
 }
 
 #[test]

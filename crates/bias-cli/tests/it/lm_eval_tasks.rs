@@ -99,14 +99,7 @@ fn bbq(model: &str) {
     let mut scorer = lm
         .scorer(&[CausalScorerKind::LlSum], ScoringOptions::default())
         .unwrap();
-    let run = run_bbq(
-        &mut scorer,
-        &examples,
-        None,
-        ChoiceRunOptions::default(),
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let run = bbq_in_memory(&mut scorer, &examples);
     for ((scores, answer), d) in run.scores.iter().zip(&run.answers).zip(docs) {
         assert_eq!(answer.correct, d["acc"].as_f64().unwrap() == 1.0);
         let lls: Vec<f64> = json::floats(&d["loglikelihoods"]);
@@ -266,14 +259,7 @@ fn bbq_with_a_chat_template_equals_lm_eval() {
             .collect();
         assert_eq!(s.is_greedy, greedy, "doc {}", d["doc_id"]);
     }
-    let run = run_bbq(
-        &mut scorer,
-        &examples,
-        None,
-        ChoiceRunOptions::default(),
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let run = bbq_in_memory(&mut scorer, &examples);
     same_metrics(&run.lm_eval, &fixture["metrics"]);
 }
 
@@ -345,4 +331,19 @@ fn bbq_generate_equals_lm_evals_bbq_generate_on_the_llama_fixture() {
     }
     assert!(run.parsed.iter().filter(|p| p.is_some()).count() >= 7);
     same_metrics(&run.summary.lm_eval, &fixture["metrics"]);
+}
+
+/// [`run_bbq`] with the default options, no log and no progress.
+fn bbq_in_memory<S: bias_core::ContinuationScorer + ?Sized>(
+    scorer: &mut S,
+    examples: &[bias_data::bbq::BbqExample],
+) -> bias_tasks::bbq::BbqRun {
+    run_bbq(
+        scorer,
+        examples,
+        None,
+        ChoiceRunOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap()
 }

@@ -4,7 +4,7 @@
 //! liu2024 flags change what they say they change.
 
 use approx::abs_diff_eq;
-use bias_testkit::{mean_sd, score_file};
+use bias_testkit::score_file;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -59,21 +59,12 @@ fn kl(a: (f64, f64), b: (f64, f64)) -> f64 {
 
 /// liu2024 Eqs. 6 and 10 by hand on the types with at least two pairs.
 fn kls_by_hand(t: &ScoreTable) -> f64 {
-    let mut by: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
-    for r in t.rows() {
-        let e = by.entry(r.bias_type.to_string()).or_default();
-        e.0.push(r.score_stereo);
-        e.1.push(r.score_anti);
-    }
-    let kept: Vec<_> = by.values().filter(|(s, _)| s.len() >= 2).collect();
-    let n: usize = kept.iter().map(|(s, _)| s.len()).sum();
-    kept.iter()
-        .map(|(s, a)| {
-            let (p, q) = (mean_sd(s), mean_sd(a));
-            let (x, y) = (kl(p, q), kl(q, p));
-            s.len() as f64 / n as f64 * 100.0 * x.max(y) / (x + y)
-        })
-        .sum()
+    let rows = t.rows().iter();
+    let rows = rows.map(|r| (r.bias_type.to_string(), r.score_stereo, r.score_anti));
+    bias_testkit::weighted_by_type(rows, |p, q| {
+        let (x, y) = (kl(p, q), kl(q, p));
+        100.0 * x.max(y) / (x + y)
+    })
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use bias_testkit::root;
+use bias_testkit::{hand_scores, root};
 
 fn demo() -> String {
     root()
@@ -356,46 +356,27 @@ fn report_writes_a_page_with_tables_and_figures() {
         .exists());
 }
 
-/// Per bias type, how many pairs: model `P` prefers the stereotype on the pairs of types 0
-/// and 1, model `Q` on those of type 3.
-const HAND_TYPES: [(&str, usize); 4] = [
-    ("age", 2),
-    ("disability", 2),
-    ("gender", 2),
-    ("race-color", 5),
-];
-
-/// A `cps` table of 11 `toy` pairs on which `model` prefers the stereotypical sentence exactly
-/// on the pairs of the types `stereo_types`: a draw of `c_k` pairs of each type `k` gives the
-/// indicator `100 · Σ_{k ∈ stereo_types} c_k / Σ_k c_k`, whichever pairs it takes.
+/// A `cps` table of 11 `toy` pairs ([`hand_scores`]: model `P` prefers the stereotype on the
+/// pairs of types 0 and 1, model `Q` on those of type 3).
 fn hand_table(dir: &std::path::Path, model: &str, stereo_types: &[usize]) -> String {
-    let mut rows = Vec::new();
-    for (k, (ty, n)) in HAND_TYPES.iter().enumerate() {
-        for j in 0..*n {
-            let i = rows.len();
-            let base = -3.0 - 0.1 * i as f64 - 0.03 * j as f64;
-            let (s, a) = if stereo_types.contains(&k) {
-                (base + 0.5, base)
-            } else {
-                (base, base + 0.5)
-            };
-            rows.push(bias_core::ScoreRow {
-                pair_id: i.to_string(),
-                dataset: "toy".into(),
-                bias_type: ty.parse().unwrap(),
-                direction: bias_core::Direction::Stereo,
-                stereo: format!("stereo {i}"),
-                anti: format!("anti {i}"),
-                score_stereo: s,
-                score_anti: a,
-                scorer: "cps".into(),
-                model: model.into(),
-                tokens_stereo: None,
-                tokens_anti: None,
-                group_id: None,
-            });
-        }
-    }
+    let rows = hand_scores(stereo_types).into_iter().enumerate();
+    let rows = rows
+        .map(|(i, (ty, s, a))| bias_core::ScoreRow {
+            pair_id: i.to_string(),
+            dataset: "toy".into(),
+            bias_type: ty.parse().unwrap(),
+            direction: bias_core::Direction::Stereo,
+            stereo: format!("stereo {i}"),
+            anti: format!("anti {i}"),
+            score_stereo: s,
+            score_anti: a,
+            scorer: "cps".into(),
+            model: model.into(),
+            tokens_stereo: None,
+            tokens_anti: None,
+            group_id: None,
+        })
+        .collect();
     let path = dir.join(format!("toy-{model}.csv"));
     bias_core::ScoreTable::new(rows)
         .write_csv_path(&path)

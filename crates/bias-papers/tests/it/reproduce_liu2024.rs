@@ -226,17 +226,9 @@ fn jss_by_hand(t: &ScoreTable) -> f64 {
 
 /// `f(P_st, P_at)` within each bias type with at least 2 pairs, weighted by n_t / N.
 fn weighted_by_hand(t: &ScoreTable, f: impl Fn((f64, f64), (f64, f64)) -> f64) -> f64 {
-    let mut by: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
-    for r in t.rows() {
-        let e = by.entry(r.bias_type.to_string()).or_default();
-        e.0.push(r.score_stereo);
-        e.1.push(r.score_anti);
-    }
-    let kept: Vec<_> = by.values().filter(|(s, _)| s.len() >= 2).collect();
-    let n: usize = kept.iter().map(|(s, _)| s.len()).sum();
-    kept.iter()
-        .map(|(s, a)| s.len() as f64 / n as f64 * f(mean_sd(s), mean_sd(a)))
-        .sum()
+    let rows = t.rows().iter();
+    let rows = rows.map(|r| (r.bias_type.to_string(), r.score_stereo, r.score_anti));
+    bias_testkit::weighted_by_type(rows, f)
 }
 
 fn pct_stereo(t: &ScoreTable) -> f64 {

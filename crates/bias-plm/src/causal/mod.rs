@@ -87,6 +87,7 @@ pub struct CausalModel {
     device: Device,
     kind: Kind,
     dir: PathBuf,
+    weight_bytes: u64,
 }
 
 impl CausalModel {
@@ -134,6 +135,7 @@ impl CausalModel {
             device: weights.device(),
             kind: weights.kind(),
             dir,
+            weight_bytes: weights.bytes(),
         })
     }
 
@@ -200,6 +202,12 @@ impl CausalModel {
     /// memory).
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The bytes the loaded parameters take in memory (the checkpoint's tensors in the model's
+    /// kind): what `bias bench` sets its peak resident memory against (issue 39's ≤ 1.3× goal).
+    pub fn weight_bytes(&self) -> u64 {
+        self.weight_bytes
     }
 
     /// Multiply-adds of the work counted in `stats` (for `bias bench`'s GMAC/s): per padded

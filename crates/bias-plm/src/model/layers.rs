@@ -93,6 +93,15 @@ impl Weights {
         Ok(Weights::from_map(map, path, device, kind))
     }
 
+    /// The bytes the parameters take in memory (each tensor's elements times its kind's width),
+    /// for `bias bench`'s peak memory against the weights.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.map
+            .values()
+            .map(|t| t.numel() as u64 * t.kind().elt_size_in_bytes() as u64)
+            .sum()
+    }
+
     /// The checkpoint file, for messages.
     pub(crate) fn path(&self) -> &Path {
         &self.path

@@ -216,6 +216,7 @@ pub struct PlmModel {
     device: Device,
     kind: Kind,
     dir: PathBuf,
+    weight_bytes: u64,
 }
 
 /// Loads a masked-language model as a trait object; see [`PlmModel::load`].
@@ -310,6 +311,7 @@ impl PlmModel {
             device: weights.device(),
             kind: weights.kind(),
             dir: dir.to_path_buf(),
+            weight_bytes: weights.bytes(),
         })
     }
 
@@ -347,6 +349,12 @@ impl PlmModel {
     /// memory).
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The bytes the loaded parameters take in memory (the checkpoint's tensors in the model's
+    /// kind): what `bias bench` sets its peak resident memory against (issue 39's ≤ 1.3× goal).
+    pub fn weight_bytes(&self) -> u64 {
+        self.weight_bytes
     }
 
     /// Whether the MLM head was loaded ([`PlmModel::load`] always loads it;

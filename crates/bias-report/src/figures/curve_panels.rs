@@ -12,7 +12,7 @@ use super::density_grid::{first_appearance, TITLE_HEIGHT};
 use super::legend_strip::{legend_strip, strip_height, Key};
 use super::output::{input_error, render, Backend, DrawResult, Figure};
 use super::style::CAPTION_SIZE;
-use super::style::{colour, decimals, finite_range, font, padded, Frame, GREY, LABEL_SIZE};
+use super::style::{band, colour, decimals, finite_range, font, padded, Frame, GREY, LABEL_SIZE};
 use bias_robust::RobustnessReport;
 
 const FIGURE: &str = "robustness panels";
@@ -255,12 +255,7 @@ impl CurvePanels {
         }
         for (i, full, points) in &p.curves {
             let c = colour(*i);
-            let band: Vec<(f64, f64)> = points
-                .iter()
-                .map(|p| (p.0, p.3))
-                .chain(points.iter().rev().map(|p| (p.0, p.2)))
-                .collect();
-            chart.draw_series(std::iter::once(Polygon::new(band, c.mix(0.18).filled())))?;
+            chart.draw_series(std::iter::once(band(points, c)))?;
             let means = points.iter().map(|p| (p.0, p.1));
             chart.draw_series(LineSeries::new(means.clone(), c.stroke_width(3)))?;
             chart.draw_series(means.map(|m| Circle::new(m, 4, c.filled())))?;

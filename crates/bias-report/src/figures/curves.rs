@@ -7,7 +7,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::output::{input_error, render, Backend, DrawResult, Figure};
-use super::style::{colour, dashed_swatch, decimals, finite_range, legend, padded, swatch, Frame};
+use super::style::{
+    band, colour, dashed_swatch, decimals, finite_range, legend, padded, swatch, Frame,
+};
 use bias_robust::RobustnessReport;
 
 /// One model's curve: name, full-data value, `(rate, mean, q025, q975)` by rate.
@@ -120,12 +122,7 @@ impl Figure for CurveData {
             .draw()?;
         for (i, (model, full, points)) in d.models.iter().enumerate() {
             let c = colour(i);
-            let band: Vec<(f64, f64)> = points
-                .iter()
-                .map(|p| (p.0, p.3))
-                .chain(points.iter().rev().map(|p| (p.0, p.2)))
-                .collect();
-            chart.draw_series(std::iter::once(Polygon::new(band, c.mix(0.18).filled())))?;
+            chart.draw_series(std::iter::once(band(points, c)))?;
             chart
                 .draw_series(LineSeries::new(
                     points.iter().map(|p| (p.0, p.1)),

@@ -77,6 +77,17 @@ pub(super) fn font(size: u32) -> TextStyle<'static> {
     (FAMILY, size).into_font().into()
 }
 
+/// A curve's band as a filled polygon: its `(x, mean, low, high)` points along the highs and
+/// back along the lows, in `c` at 18 % (liu2024 Figs. 2 and 5's 2.5–97.5 % bands).
+pub(super) fn band(points: &[(f64, f64, f64, f64)], c: RGBColor) -> Polygon<(f64, f64)> {
+    let outline: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (p.0, p.3))
+        .chain(points.iter().rev().map(|p| (p.0, p.2)))
+        .collect();
+    Polygon::new(outline, c.mix(0.18).filled())
+}
+
 /// The `i`-th colour of the palette (cycling).
 pub(super) fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]

@@ -21,6 +21,7 @@ use bias_robust::{
     subsample_by_scorer, subsample_study_on_draws, ExplicitDraws, RobustError, RobustnessOptions,
     ScorerGrouping, ScorerStudy, SyncMeasure,
 };
+use bias_testkit::hand_scores;
 use bias_testkit::json::{floats as f64s, strings as strs};
 use serde_json::Value;
 
@@ -452,31 +453,13 @@ fn subsample_sections_show_the_fixture_orders() {
     assert!(html.contains("<summary>aul: orders by measure and rate ("));
 }
 
-/// Per bias type, how many pairs: types 0 and 1 (`age`, `disability`) mark model `P`'s
-/// stereotypical preferences, type 3 (`race-color`) model `Q`'s.
-const HAND_TYPES: [(&str, usize); 4] = [
-    ("age", 2),
-    ("disability", 2),
-    ("gender", 2),
-    ("race-color", 5),
-];
-
-/// A table of 11 pairs on which `model` prefers the stereotypical sentence exactly on the pairs
-/// of the types `stereo_types` (indices into [`HAND_TYPES`]): every draw that takes `c_k` pairs
-/// of type `k` gives the indicator `100 · Σ_{k ∈ stereo_types} c_k / Σ_k c_k`, whatever pairs it
-/// takes.
+/// A slice of the 11 pairs of [`hand_scores`] (types 0 and 1, `age` and `disability`, mark
+/// model `P`'s stereotypical preferences, type 3, `race-color`, model `Q`'s).
 fn hand_slice(dataset: &str, scorer: &str, model: &str, stereo_types: &[usize]) -> ScoreSlice {
-    let mut rows = Vec::new();
-    for (k, (ty, n)) in HAND_TYPES.iter().enumerate() {
-        for j in 0..*n {
-            let i = rows.len();
-            let base = -3.0 - 0.1 * i as f64 - 0.03 * j as f64;
-            let (s, a) = if stereo_types.contains(&k) {
-                (base + 0.5, base)
-            } else {
-                (base, base + 0.5)
-            };
-            rows.push(row(
+    let rows = hand_scores(stereo_types).into_iter().enumerate();
+    let rows = rows
+        .map(|(i, (ty, s, a))| {
+            row(
                 i.to_string(),
                 dataset,
                 ty.parse().unwrap(),
@@ -484,9 +467,9 @@ fn hand_slice(dataset: &str, scorer: &str, model: &str, stereo_types: &[usize]) 
                 a,
                 scorer,
                 model,
-            ));
-        }
-    }
+            )
+        })
+        .collect();
     ScoreSlice {
         dataset: dataset.into(),
         scorer: scorer.into(),
