@@ -9,7 +9,7 @@ use crate::PlmError;
 /// kaneko2022 (Eqs. 2–5) and Nangia et al. (2020), returned as `f64` so that sums over a
 /// sentence are accumulated in double precision.
 ///
-/// The softmax runs in f32 for half-precision logits ([`at_least_f32`]) and in the logits' own
+/// The softmax runs in f32 for half-precision logits (`at_least_f32`) and in the logits' own
 /// precision otherwise (f32 for the reference results); the gathered values are widened to f64.
 ///
 /// # Errors
