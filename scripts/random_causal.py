@@ -14,11 +14,12 @@ Shapes: gpt2-small (GPT-2 124M: 12 layers, hidden 768, vocabulary 50,257) and ll
 128,256, tied embeddings; 1.24B parameters). Seeded; saved with safetensors in `--dtype`.
 """
 import argparse
-import shutil
 from pathlib import Path
 
 import torch
 import transformers
+
+from random_mlm import save_with_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
 SHAPES = {
@@ -30,7 +31,6 @@ SHAPES = {
         num_attention_heads=32, num_key_value_heads=8, max_position_embeddings=2048,
         tie_word_embeddings=True, bos_token_id=1, eos_token_id=2)),
 }
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
 def main():
@@ -44,13 +44,7 @@ def main():
     torch.manual_seed(a.seed)
     model = transformers.AutoModelForCausalLM.from_config(config())
     model = model.to(getattr(torch, a.dtype))
-    out = Path(a.out)
-    model.save_pretrained(out, safe_serialization=True)
-    src = ROOT / "fixtures/models" / arch
-    for name in TOKENIZER_FILES:
-        if (src / name).exists():
-            shutil.copy(src / name, out / name)
-    n = sum(p.numel() for p in model.parameters())
+    out, n = save_with_tokenizer(model, ROOT / "fixtures/models" / arch, Path(a.out))
     print(f"{out}: random {arch} of shape {a.shape}, {n / 1e6:.1f} M parameters, {a.dtype}")
 
 

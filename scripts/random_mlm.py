@@ -62,14 +62,19 @@ def main():
                                                            if k != "model_type"})
     torch.manual_seed(a.seed)
     model = transformers.AutoModelForMaskedLM.from_config(cfg).eval()
-    out = Path(a.out)
+    out, n = save_with_tokenizer(model, src, Path(a.out))
+    print(f"{out}: random {model_type} of shape {a.shape}, {n / 1e6:.1f} M parameters")
+
+
+def save_with_tokenizer(model, src, out):
+    """Saves `model` (safetensors) in `out` with the tokenizer files of the folder `src`;
+    returns `out` and the model's parameter count. Shared with scripts/random_causal.py."""
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out, safe_serialization=True)
     for f in TOKENIZER_FILES:
         if (src / f).is_file():
             shutil.copy(src / f, out / f)
-    n = sum(p.numel() for p in model.parameters())
-    print(f"{out}: random {model_type} of shape {a.shape}, {n / 1e6:.1f} M parameters")
+    return out, sum(p.numel() for p in model.parameters())
 
 
 if __name__ == "__main__":

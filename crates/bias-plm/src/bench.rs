@@ -108,7 +108,7 @@ impl MatmulPeak {
         Self::measure(PEAK_ROWS, hidden, width, kind, device).map(Some)
     }
 
-    /// `[2048×768 @ 768×3072, f32]`: the shape and kind, for a report's line.
+    /// The shape and kind for a report's line: `2048×768 @ 768×3072, f32`.
     pub fn shape_label(&self) -> String {
         let kind = crate::Precision::of(self.kind)
             .map_or_else(|| format!("{:?}", self.kind), |p| p.name().to_owned());

@@ -321,10 +321,9 @@ impl CausalConfig {
                 ),
             )?;
         }
-        if let Some(w) = self.sliding_window.iter().flatten().find(|&&w| w <= 0) {
-            refuse(true, "sliding_window", *w, "must be positive")?;
-        }
-        Ok(())
+        let windows = self.sliding_window.iter().flatten();
+        let windows: Vec<(&str, i64)> = windows.map(|&w| ("sliding_window", w)).collect();
+        require_positive(path, &windows)
     }
 
     /// The longest sequence, the prefix token included, that is scored:
